@@ -1,0 +1,2 @@
+/** End-to-end benchmarks. */
+package io.firn.bench;

@@ -1,0 +1,2 @@
+/** The rewrite executor and the committer. */
+package io.firn.worker;
