@@ -1,0 +1,492 @@
+package io.firn.core.plan;
+
+import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.policy.Sizes;
+import io.firn.core.table.DataFileEntry;
+import io.firn.core.table.FileKind;
+import io.firn.core.table.PartitionFiles;
+import io.firn.core.table.PartitionKey;
+import io.firn.core.table.PartitionStatistics;
+import io.firn.core.table.TableFiles;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.iceberg.DeleteFile;
+
+/**
+ * Amoro's partition evaluation (fragments, undersized segments, segments; minor, major, full
+ * triggers) followed by first-fit-decreasing bin packing of each partition's work into tasks of at
+ * most {@link OptimizingPolicy#taskCapacity()} bytes.
+ *
+ * <p>Rewriting a file costs reading and writing all of it; converting a segment's equality
+ * deletes reads only its key columns, so converted files weigh an eighth of their size in a bin.
+ */
+public final class BinPackPlanner implements Planner {
+  private static final int CONVERT_WEIGHT_DIVISOR = 8;
+
+  @Override
+  public OptimizingPlan plan(
+      TableFiles files,
+      OptimizingPolicy policy,
+      OptimizingHistory history,
+      Instant now,
+      OptimizingType requested) {
+    List<PartitionPlan> plans = new ArrayList<>();
+    Map<String, SharedCandidate> shared = new LinkedHashMap<>();
+    int nextTaskId = 0;
+    for (PartitionFiles partition : files.partitionFiles()) {
+      PartitionPlan plan = planPartition(partition, policy, history, now, requested, nextTaskId);
+      nextTaskId += plan.tasks().size();
+      plans.add(plan);
+      collectShared(files, partition, plan, shared);
+    }
+    List<OptimizingPlan.SharedDelete> sharedDeletes = new ArrayList<>();
+    if (files.complete()) {
+      for (SharedCandidate candidate : shared.values()) {
+        if (candidate.removable) {
+          sharedDeletes.add(
+              new OptimizingPlan.SharedDelete(candidate.file, Set.copyOf(candidate.requires)));
+        }
+      }
+      for (DeleteFile dangling : files.globalDanglingDeletes()) {
+        sharedDeletes.add(new OptimizingPlan.SharedDelete(dangling, Set.of()));
+      }
+    }
+    return new OptimizingPlan(
+        files.table(), files.snapshotId(), files.sequenceNumber(), plans, sharedDeletes);
+  }
+
+  private PartitionPlan planPartition(
+      PartitionFiles partition,
+      OptimizingPolicy policy,
+      OptimizingHistory history,
+      Instant now,
+      OptimizingType requested,
+      int firstTaskId) {
+    PartitionStatistics stats = PartitionStatistics.of(partition, policy);
+    Evaluation eval = new Evaluation(partition, policy);
+
+    OptimizingType type;
+    String reason;
+    if (requested != null) {
+      type = eval.hasWork(requested) ? requested : OptimizingType.NONE;
+      if (type == OptimizingType.MAJOR && !eval.majorWork() && eval.minorWork()) {
+        reason = "requested major; " + eval.minorReason();
+      } else {
+        reason =
+            type == OptimizingType.NONE
+                ? "requested " + requested.label() + ", but nothing to do: " + eval.describe()
+                : "requested " + requested.label() + ": " + eval.describe();
+      }
+    } else {
+      Optional<String> full = fullTrigger(eval, policy, history, now);
+      Optional<String> major = eval.majorTrigger();
+      Optional<String> minor = minorTrigger(eval, policy, history, now);
+      if (full.isPresent()) {
+        type = OptimizingType.FULL;
+        reason = full.get();
+      } else if (major.isPresent()) {
+        type = OptimizingType.MAJOR;
+        reason = major.get();
+      } else if (minor.isPresent()) {
+        type = OptimizingType.MINOR;
+        reason = minor.get();
+      } else if (!partition.danglingDeletes().isEmpty()) {
+        type = OptimizingType.MINOR;
+        reason = partition.danglingDeletes().size() + " dangling delete file(s) to remove";
+      } else {
+        type = OptimizingType.NONE;
+        reason = "nothing due: " + eval.notDueReason(policy, history, now);
+      }
+    }
+    if (type == OptimizingType.NONE) {
+      return new PartitionPlan(partition, stats, type, reason, List.of(), List.of());
+    }
+
+    List<DataFileEntry> rewrite = new ArrayList<>();
+    List<DataFileEntry> convert = new ArrayList<>();
+    eval.select(type, rewrite, convert);
+    List<RewriteTask> tasks = pack(partition.key(), type, rewrite, convert, policy, firstTaskId);
+    List<DeleteFile> removable = removableDeletes(partition, rewrite, convert);
+    if (tasks.isEmpty() && removable.isEmpty()) {
+      return new PartitionPlan(
+          partition, stats, OptimizingType.NONE, "nothing to rewrite: " + eval.describe(), List.of(), List.of());
+    }
+    return new PartitionPlan(partition, stats, type, reason, tasks, removable);
+  }
+
+  private static Optional<String> fullTrigger(
+      Evaluation eval, OptimizingPolicy policy, OptimizingHistory history, Instant now) {
+    if (!policy.fullByInterval() || !eval.hasWork(OptimizingType.FULL)) {
+      return Optional.empty();
+    }
+    Optional<Instant> last = history.last(OptimizingType.FULL);
+    if (last.isPresent()
+        && Duration.between(last.get(), now).compareTo(policy.fullTriggerInterval()) < 0) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "full: "
+            + (last.isEmpty()
+                ? "never fully optimized"
+                : "last full " + ago(last.get(), now) + " ago")
+            + " >= full.trigger.interval "
+            + policy.fullTriggerInterval()
+            + "; "
+            + eval.describe());
+  }
+
+  private static Optional<String> minorTrigger(
+      Evaluation eval, OptimizingPolicy policy, OptimizingHistory history, Instant now) {
+    long smallAndEq = eval.fragments.size() + eval.equalityDeleteFiles;
+    if (smallAndEq >= policy.minorTriggerFileCount()) {
+      return Optional.of(
+          "minor: "
+              + eval.fragments.size()
+              + " fragments + "
+              + eval.equalityDeleteFiles
+              + " equality-delete files >= minor.trigger.file-count "
+              + policy.minorTriggerFileCount());
+    }
+    if (eval.segmentsWithSeveralPositionDeletes > 0) {
+      return Optional.of(
+          "minor: "
+              + eval.segmentsWithSeveralPositionDeletes
+              + " segment(s) with 2 or more position-delete files to combine");
+    }
+    if (smallAndEq > 1 && eval.minorWork()) {
+      Optional<Instant> last = history.last(OptimizingType.MINOR);
+      if (last.isEmpty()
+          || Duration.between(last.get(), now).compareTo(policy.minorTriggerInterval()) >= 0) {
+        return Optional.of(
+            "minor: "
+                + smallAndEq
+                + " fragments and equality-delete files, and "
+                + (last.isEmpty() ? "never minor-optimized" : "last minor " + ago(last.get(), now) + " ago")
+                + " >= minor.trigger.interval "
+                + policy.minorTriggerInterval());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String ago(Instant then, Instant now) {
+    Duration d = Duration.between(then, now);
+    return d.toMinutes() < 120 ? d.toMinutes() + "m" : d.toHours() + "h";
+  }
+
+  private static List<RewriteTask> pack(
+      PartitionKey key,
+      OptimizingType type,
+      List<DataFileEntry> rewrite,
+      List<DataFileEntry> convert,
+      OptimizingPolicy policy,
+      int firstTaskId) {
+    record Item(DataFileEntry entry, boolean rewrite, long weight) {}
+    List<Item> items = new ArrayList<>();
+    rewrite.forEach(e -> items.add(new Item(e, true, Math.max(1, e.sizeInBytes()))));
+    convert.forEach(
+        e -> items.add(new Item(e, false, Math.max(1, e.sizeInBytes() / CONVERT_WEIGHT_DIVISOR))));
+    items.sort(
+        Comparator.comparingLong(Item::weight).reversed().thenComparing(i -> i.entry().path()));
+    long capacity = policy.taskCapacity();
+    List<long[]> loads = new ArrayList<>();
+    List<List<Item>> bins = new ArrayList<>();
+    for (Item item : items) {
+      int target = -1;
+      for (int i = 0; i < bins.size(); i++) {
+        if (loads.get(i)[0] + item.weight() <= capacity) {
+          target = i;
+          break;
+        }
+      }
+      if (target < 0) {
+        bins.add(new ArrayList<>());
+        loads.add(new long[1]);
+        target = bins.size() - 1;
+      }
+      bins.get(target).add(item);
+      loads.get(target)[0] += item.weight();
+    }
+    List<RewriteTask> tasks = new ArrayList<>();
+    for (List<Item> bin : bins) {
+      List<DataFileEntry> binRewrite = new ArrayList<>();
+      List<DataFileEntry> binConvert = new ArrayList<>();
+      for (Item item : bin) {
+        (item.rewrite() ? binRewrite : binConvert).add(item.entry());
+      }
+      // Rewriting one clean file alone gains nothing; full optimizing already filtered such cases.
+      if (binConvert.isEmpty()
+          && binRewrite.size() == 1
+          && binRewrite.get(0).deletes().isEmpty()
+          && type != OptimizingType.FULL) {
+        continue;
+      }
+      tasks.add(
+          new RewriteTask(
+              firstTaskId + tasks.size(), key, type, binRewrite, binConvert, policy.targetSize()));
+    }
+    return tasks;
+  }
+
+  /**
+   * Delete files no live data file needs after the partition's tasks: every data file of this
+   * partition they apply to is rewritten (new files carry the planning sequence number, which is
+   * not below any of these deletes) or converted (its deletes become its new position-delete
+   * file), and they apply to no other partition. Dangling deletes are added as they are.
+   */
+  private static List<DeleteFile> removableDeletes(
+      PartitionFiles partition, List<DataFileEntry> rewrite, List<DataFileEntry> convert) {
+    Set<String> covered = new HashSet<>();
+    rewrite.forEach(e -> covered.add(e.path()));
+    convert.forEach(e -> covered.add(e.path()));
+    Map<String, Boolean> allCovered = new LinkedHashMap<>();
+    Map<String, DeleteFile> byPath = new HashMap<>();
+    for (DataFileEntry entry : partition.dataFiles()) {
+      boolean isCovered = covered.contains(entry.path());
+      for (DeleteFile delete : entry.deletes()) {
+        byPath.putIfAbsent(delete.location(), delete);
+        allCovered.merge(delete.location(), isCovered, Boolean::logicalAnd);
+      }
+    }
+    List<DeleteFile> removable = new ArrayList<>();
+    allCovered.forEach(
+        (path, ok) -> {
+          if (ok) {
+            removable.add(byPath.get(path));
+          }
+        });
+    removable.addAll(partition.danglingDeletes());
+    return removable;
+  }
+
+  private static final class SharedCandidate {
+    final DeleteFile file;
+    final Set<PartitionKey> requires = new TreeSet<>();
+    boolean removable = true;
+
+    SharedCandidate(DeleteFile file) {
+      this.file = file;
+    }
+  }
+
+  /**
+   * Deletes spanning partitions are never in a partition's removable list; they are removable for
+   * the process when every partition they apply to covers all its files they apply to.
+   */
+  private static void collectShared(
+      TableFiles files,
+      PartitionFiles partition,
+      PartitionPlan plan,
+      Map<String, SharedCandidate> shared) {
+    Set<String> covered = new HashSet<>();
+    for (RewriteTask task : plan.tasks()) {
+      task.rewrite().forEach(e -> covered.add(e.path()));
+      task.convert().forEach(e -> covered.add(e.path()));
+    }
+    for (DataFileEntry entry : partition.dataFiles()) {
+      for (DeleteFile delete : entry.deletes()) {
+        Set<PartitionKey> scope = files.deleteScopes().get(delete.location());
+        if (scope == null || scope.size() <= 1) {
+          continue;
+        }
+        SharedCandidate candidate =
+            shared.computeIfAbsent(delete.location(), p -> new SharedCandidate(delete));
+        candidate.requires.add(partition.key());
+        candidate.removable &= covered.contains(entry.path());
+      }
+    }
+  }
+
+  /** The per-file classification of one partition. */
+  private static final class Evaluation {
+    final OptimizingPolicy policy;
+    final List<DataFileEntry> fragments = new ArrayList<>();
+    final List<DataFileEntry> undersized = new ArrayList<>();
+    final List<DataFileEntry> segments = new ArrayList<>();
+    final long equalityDeleteFiles;
+    final long positionDeleteFiles;
+    final long danglingDeleteFiles;
+    long segmentsWithSeveralPositionDeletes;
+    long undersizedBytes;
+
+    Evaluation(PartitionFiles partition, OptimizingPolicy policy) {
+      this.policy = policy;
+      for (DataFileEntry entry : partition.dataFiles()) {
+        switch (FileKind.of(entry.sizeInBytes(), policy)) {
+          case FRAGMENT -> fragments.add(entry);
+          case UNDERSIZED_SEGMENT -> {
+            undersized.add(entry);
+            undersizedBytes += entry.sizeInBytes();
+          }
+          case SEGMENT -> segments.add(entry);
+        }
+        if (!isFragment(entry) && entry.positionDeleteFileCount() >= 2) {
+          segmentsWithSeveralPositionDeletes++;
+        }
+      }
+      PartitionStatistics stats = PartitionStatistics.of(partition, policy);
+      this.equalityDeleteFiles = stats.equalityDeleteFiles();
+      this.positionDeleteFiles = stats.positionDeleteFiles();
+      this.danglingDeleteFiles = stats.danglingDeleteFiles();
+    }
+
+    boolean isFragment(DataFileEntry entry) {
+      return FileKind.of(entry.sizeInBytes(), policy) == FileKind.FRAGMENT;
+    }
+
+    boolean needsRewriteForDeletes(DataFileEntry entry) {
+      return entry.recordCount() > 0
+          && entry.positionDeletedRecordsEstimate()
+              >= policy.duplicateRatio() * entry.recordCount();
+    }
+
+    static boolean needsConvert(DataFileEntry entry) {
+      return entry.equalityDeleteFileCount() > 0 || entry.positionDeleteFileCount() >= 2;
+    }
+
+    boolean minorFragments() {
+      return fragments.size() >= 2 || fragments.stream().anyMatch(e -> !e.deletes().isEmpty());
+    }
+
+    boolean minorWork() {
+      return minorFragments()
+          || undersized.stream().anyMatch(Evaluation::needsConvert)
+          || segments.stream().anyMatch(Evaluation::needsConvert)
+          || danglingDeleteFiles > 0;
+    }
+
+    boolean majorMerge() {
+      return undersized.size() >= 2 && undersizedBytes >= policy.targetSize();
+    }
+
+    boolean majorWork() {
+      return majorMerge()
+          || undersized.stream().anyMatch(this::needsRewriteForDeletes)
+          || segments.stream().anyMatch(this::needsRewriteForDeletes);
+    }
+
+    Optional<String> majorTrigger() {
+      if (majorMerge()) {
+        return Optional.of(
+            "major: "
+                + undersized.size()
+                + " undersized segments hold "
+                + Sizes.format(undersizedBytes)
+                + " >= target-size "
+                + Sizes.format(policy.targetSize()));
+      }
+      long dirty =
+          segments.stream().filter(this::needsRewriteForDeletes).count()
+              + undersized.stream().filter(this::needsRewriteForDeletes).count();
+      if (dirty > 0) {
+        return Optional.of(
+            "major: "
+                + dirty
+                + " segment(s) with deleted rows >= major.trigger.duplicate-ratio "
+                + policy.duplicateRatio());
+      }
+      return Optional.empty();
+    }
+
+    String minorReason() {
+      return describe();
+    }
+
+    boolean hasWork(OptimizingType type) {
+      return switch (type) {
+        case NONE -> false;
+        case MINOR -> minorWork();
+        case MAJOR -> majorWork() || minorWork() || undersized.size() + fragments.size() >= 2;
+        case FULL ->
+            equalityDeleteFiles + positionDeleteFiles + danglingDeleteFiles > 0
+                || fragments.size() + undersized.size() >= 2
+                || majorWork();
+      };
+    }
+
+    void select(OptimizingType type, List<DataFileEntry> rewrite, List<DataFileEntry> convert) {
+      switch (type) {
+        case FULL -> {
+          rewrite.addAll(fragments);
+          rewrite.addAll(undersized);
+          rewrite.addAll(segments);
+        }
+        case MAJOR -> {
+          List<DataFileEntry> small = new ArrayList<>(fragments);
+          small.addAll(undersized);
+          if (small.size() >= 2 || small.stream().anyMatch(e -> !e.deletes().isEmpty())) {
+            rewrite.addAll(small);
+          }
+          for (DataFileEntry segment : segments) {
+            if (needsRewriteForDeletes(segment)) {
+              rewrite.add(segment);
+            } else if (needsConvert(segment)) {
+              convert.add(segment);
+            }
+          }
+          if (!rewrite.containsAll(small)) {
+            small.stream().filter(Evaluation::needsConvert).forEach(convert::add);
+          }
+        }
+        case MINOR -> {
+          if (minorFragments()) {
+            rewrite.addAll(fragments);
+          }
+          undersized.stream().filter(Evaluation::needsConvert).forEach(convert::add);
+          segments.stream().filter(Evaluation::needsConvert).forEach(convert::add);
+        }
+        case NONE -> {}
+      }
+    }
+
+    String describe() {
+      return fragments.size()
+          + " fragments, "
+          + undersized.size()
+          + " undersized segments, "
+          + segments.size()
+          + " segments, "
+          + equalityDeleteFiles
+          + " equality-delete and "
+          + positionDeleteFiles
+          + " position-delete files"
+          + (danglingDeleteFiles > 0 ? ", " + danglingDeleteFiles + " dangling" : "");
+    }
+
+    String notDueReason(OptimizingPolicy policy, OptimizingHistory history, Instant now) {
+      long smallAndEq = fragments.size() + equalityDeleteFiles;
+      String minor =
+          smallAndEq
+              + " fragments + equality-delete files < minor.trigger.file-count "
+              + policy.minorTriggerFileCount();
+      if (smallAndEq > 1 && minorWork()) {
+        minor +=
+            " and last minor "
+                + history.last(OptimizingType.MINOR).map(t -> ago(t, now) + " ago").orElse("never")
+                + " < minor.trigger.interval "
+                + policy.minorTriggerInterval();
+      }
+      String full =
+          policy.fullByInterval()
+              ? "full.trigger.interval " + policy.fullTriggerInterval() + " not reached"
+              : "full.trigger.interval off";
+      return describe()
+          + "; "
+          + minor
+          + "; no undersized merge or segment over major.trigger.duplicate-ratio "
+          + policy.duplicateRatio()
+          + "; "
+          + full;
+    }
+  }
+}

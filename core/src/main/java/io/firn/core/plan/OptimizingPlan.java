@@ -1,0 +1,55 @@
+package io.firn.core.plan;
+
+import java.util.List;
+import java.util.Set;
+import org.apache.iceberg.DeleteFile;
+import io.firn.core.table.PartitionKey;
+
+/**
+ * All work planned for one table from one snapshot (a process, DESIGN.md §2).
+ *
+ * @param table the table name
+ * @param snapshotId the planning snapshot S; rewrites validate from it and keep its sequence number
+ * @param sequenceNumber the sequence number of S
+ * @param partitions one entry per partition read, due or not, in partition order
+ * @param sharedDeletesToRemove delete files that apply to several partitions (equality deletes of an
+ *     unpartitioned spec): removed after every partition they need has committed
+ */
+public record OptimizingPlan(
+    String table,
+    long snapshotId,
+    long sequenceNumber,
+    List<PartitionPlan> partitions,
+    List<SharedDelete> sharedDeletesToRemove) {
+
+  /**
+   * A delete file spanning partitions, removable once all of {@code requires} committed.
+   */
+  public record SharedDelete(DeleteFile file, Set<PartitionKey> requires) {}
+
+  public OptimizingPlan {
+    partitions = List.copyOf(partitions);
+    sharedDeletesToRemove = List.copyOf(sharedDeletesToRemove);
+  }
+
+  public List<PartitionPlan> duePartitions() {
+    return partitions.stream().filter(PartitionPlan::due).toList();
+  }
+
+  public List<RewriteTask> tasks() {
+    return partitions.stream().flatMap(p -> p.tasks().stream()).toList();
+  }
+
+  /** Whether anything will change: a task to run or a delete file to remove. */
+  public boolean hasWork() {
+    return !duePartitions().isEmpty() || !sharedDeletesToRemove.isEmpty();
+  }
+
+  /** The most rewriting type over due partitions, NONE when none is due. */
+  public OptimizingType type() {
+    return partitions.stream()
+        .map(PartitionPlan::type)
+        .max(Enum::compareTo)
+        .orElse(OptimizingType.NONE);
+  }
+}

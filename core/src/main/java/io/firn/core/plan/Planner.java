@@ -1,0 +1,26 @@
+package io.firn.core.plan;
+
+import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.table.TableFiles;
+import java.time.Instant;
+
+/**
+ * Decides per partition whether minor, major or full optimizing is due and packs the work into
+ * tasks. Implementations are pure: no I/O, no clock of their own, deterministic for equal input.
+ */
+public interface Planner {
+
+  /**
+   * @param files the table's files at the planning snapshot
+   * @param policy thresholds
+   * @param history when this table was last optimized by each type
+   * @param now the current time
+   * @param requested a type the user asked for, or null to let the triggers decide
+   */
+  OptimizingPlan plan(
+      TableFiles files,
+      OptimizingPolicy policy,
+      OptimizingHistory history,
+      Instant now,
+      OptimizingType requested);
+}

@@ -1,0 +1,14 @@
+package io.firn.core.policy;
+
+/** A policy value or key is wrong; the message names the key, the value and the rule. */
+public class InvalidPolicyException extends IllegalArgumentException {
+  private static final long serialVersionUID = 1L;
+
+  public InvalidPolicyException(String message) {
+    super(message);
+  }
+
+  public InvalidPolicyException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,20 @@
+package io.firn.core.table;
+
+import io.firn.core.policy.OptimizingPolicy;
+
+/** Size classes of data files (DESIGN.md §2). */
+public enum FileKind {
+  /** At most target-size / fragment-ratio bytes. */
+  FRAGMENT,
+  /** Above the fragment size, at most min-target-size-ratio × target-size. */
+  UNDERSIZED_SEGMENT,
+  /** Above min-target-size-ratio × target-size. */
+  SEGMENT;
+
+  public static FileKind of(long sizeInBytes, OptimizingPolicy policy) {
+    if (sizeInBytes <= policy.fragmentSize()) {
+      return FRAGMENT;
+    }
+    return sizeInBytes <= policy.minTargetSize() ? UNDERSIZED_SEGMENT : SEGMENT;
+  }
+}

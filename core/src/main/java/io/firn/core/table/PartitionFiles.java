@@ -1,0 +1,66 @@
+package io.firn.core.table;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.StructLike;
+
+/**
+ * The live files of one partition at one snapshot: data files with their applicable deletes, and
+ * the delete files of this partition that apply to no live data file (dangling).
+ */
+public final class PartitionFiles {
+  private final PartitionKey key;
+  private final PartitionSpec spec;
+  private final StructLike partition;
+  private final List<DataFileEntry> dataFiles = new ArrayList<>();
+  private final Map<String, DeleteFile> attachedDeletes = new LinkedHashMap<>();
+  private final List<DeleteFile> danglingDeletes = new ArrayList<>();
+
+  public PartitionFiles(PartitionKey key, PartitionSpec spec, StructLike partition) {
+    this.key = key;
+    this.spec = spec;
+    this.partition = partition;
+  }
+
+  public void add(DataFileEntry entry) {
+    dataFiles.add(entry);
+    for (DeleteFile delete : entry.deletes()) {
+      attachedDeletes.putIfAbsent(delete.location(), delete);
+    }
+  }
+
+  public void addDangling(DeleteFile delete) {
+    danglingDeletes.add(delete);
+  }
+
+  public PartitionKey key() {
+    return key;
+  }
+
+  public PartitionSpec spec() {
+    return spec;
+  }
+
+  /** The partition tuple; output files of this partition are written with it. */
+  public StructLike partition() {
+    return partition;
+  }
+
+  public List<DataFileEntry> dataFiles() {
+    return dataFiles;
+  }
+
+  /** Delete files that apply to at least one data file of this partition, by location. */
+  public Collection<DeleteFile> attachedDeletes() {
+    return attachedDeletes.values();
+  }
+
+  public List<DeleteFile> danglingDeletes() {
+    return danglingDeletes;
+  }
+}

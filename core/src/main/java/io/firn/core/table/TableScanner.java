@@ -1,0 +1,151 @@
+package io.firn.core.table;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.ArrayList;
+import java.util.function.Predicate;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.util.StructLikeWrapper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the live files of a table at one snapshot, grouped by partition, with the deletes that
+ * Iceberg's own scan planning attaches to every data file. This is the expensive read (every
+ * manifest of the snapshot); {@link TableEvaluator} decides from cheap signals whether and for
+ * which partitions it is worth it.
+ */
+public final class TableScanner {
+  private static final Logger LOG = LoggerFactory.getLogger(TableScanner.class);
+
+  private TableScanner() {}
+
+  /** Reads every partition of the table's current snapshot. */
+  public static TableFiles scan(Table table) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return new TableFiles(table.name(), -1, 0, new TreeMap<>(), Map.of(), List.of(), true);
+    }
+    return scan(table, current.snapshotId(), key -> true);
+  }
+
+  /**
+   * Reads the files of the partitions accepted by {@code partitions} at {@code snapshotId}.
+   *
+   * @throws UncheckedIOException when a manifest cannot be read; the message names the table
+   */
+  public static TableFiles scan(Table table, long snapshotId, Predicate<PartitionKey> partitions) {
+    Snapshot snapshot = table.snapshot(snapshotId);
+    if (snapshot == null) {
+      throw new IllegalArgumentException(
+          "table " + table.name() + " has no snapshot " + snapshotId + " (expired?)");
+    }
+    long started = System.nanoTime();
+    Map<Integer, PartitionSpec> specs = table.specs();
+    TreeMap<PartitionKey, PartitionFiles> byPartition = new TreeMap<>();
+    Map<String, Set<PartitionKey>> deleteScopes = new HashMap<>();
+    // One StructLike copy per distinct partition, shared by its files.
+    Map<Integer, Map<StructLikeWrapper, PartitionKey>> keys = new HashMap<>();
+    boolean complete = true;
+    long dataFiles = 0;
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().useSnapshot(snapshotId).planFiles()) {
+      for (FileScanTask task : tasks) {
+        DataFile file = task.file();
+        PartitionSpec spec = specs.get(file.specId());
+        PartitionKey key = keyOf(keys, spec, file);
+        if (!partitions.test(key)) {
+          complete = false;
+          continue;
+        }
+        PartitionFiles partition =
+            byPartition.computeIfAbsent(
+                key, k -> new PartitionFiles(k, spec, copy(file)));
+        partition.add(new DataFileEntry(file, task.deletes()));
+        for (DeleteFile delete : task.deletes()) {
+          deleteScopes.computeIfAbsent(delete.location(), l -> new HashSet<>(2)).add(key);
+        }
+        dataFiles++;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot close the scan of table " + table.name(), e);
+    }
+
+    List<DeleteFile> globalDangling = new ArrayList<>();
+    long deleteFiles = 0;
+    for (ManifestFile manifest : snapshot.deleteManifests(table.io())) {
+      try (ManifestReader<DeleteFile> reader =
+          ManifestFiles.readDeleteManifest(manifest, table.io(), specs)) {
+        for (DeleteFile delete : reader) {
+          deleteFiles++;
+          if (deleteScopes.containsKey(delete.location())) {
+            continue;
+          }
+          PartitionSpec spec = specs.get(delete.specId());
+          PartitionKey key = keyOf(keys, spec, delete);
+          PartitionFiles partition = byPartition.get(key);
+          if (partition != null) {
+            partition.addDangling(delete.copy());
+          } else if (spec.isUnpartitioned() && complete) {
+            globalDangling.add(delete.copy());
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(
+            "cannot read delete manifest " + manifest.path() + " of table " + table.name(), e);
+      }
+    }
+    LOG.debug(
+        "Scanned {} at snapshot {}: {} data files in {} partitions, {} delete files, {} ms",
+        table.name(),
+        snapshotId,
+        dataFiles,
+        byPartition.size(),
+        deleteFiles,
+        (System.nanoTime() - started) / 1_000_000);
+    return new TableFiles(
+        table.name(),
+        snapshotId,
+        snapshot.sequenceNumber(),
+        byPartition,
+        deleteScopes,
+        globalDangling,
+        complete);
+  }
+
+  private static PartitionKey keyOf(
+      Map<Integer, Map<StructLikeWrapper, PartitionKey>> keys,
+      PartitionSpec spec,
+      ContentFile<?> file) {
+    Map<StructLikeWrapper, PartitionKey> bySpec =
+        keys.computeIfAbsent(spec.specId(), id -> new HashMap<>());
+    StructLikeWrapper probe = StructLikeWrapper.forType(spec.partitionType()).set(file.partition());
+    PartitionKey key = bySpec.get(probe);
+    if (key == null) {
+      key = PartitionKey.of(spec, file);
+      bySpec.put(StructLikeWrapper.forType(spec.partitionType()).set(copy(file)), key);
+    }
+    return key;
+  }
+
+  private static StructLike copy(ContentFile<?> file) {
+    return ((ContentFile<?>) file.copyWithoutStats()).partition();
+  }
+}
