@@ -27,8 +27,8 @@ import org.apache.iceberg.DeleteFile;
  * triggers) followed by first-fit-decreasing bin packing of each partition's work into tasks of at
  * most {@link OptimizingPolicy#taskCapacity()} bytes.
  *
- * <p>Rewriting a file costs reading and writing all of it; converting a segment's equality
- * deletes reads only its key columns, so converted files weigh an eighth of their size in a bin.
+ * <p>Rewriting a file costs reading and writing all of it; converting a segment's equality deletes
+ * reads only its key columns, so converted files weigh an eighth of their size in a bin.
  */
 public final class BinPackPlanner implements Planner {
   private static final int CONVERT_WEIGHT_DIVISOR = 8;
@@ -119,7 +119,12 @@ public final class BinPackPlanner implements Planner {
     List<DeleteFile> removable = removableDeletes(partition, rewrite, convert);
     if (tasks.isEmpty() && removable.isEmpty()) {
       return new PartitionPlan(
-          partition, stats, OptimizingType.NONE, "nothing to rewrite: " + eval.describe(), List.of(), List.of());
+          partition,
+          stats,
+          OptimizingType.NONE,
+          "nothing to rewrite: " + eval.describe(),
+          List.of(),
+          List.of());
     }
     return new PartitionPlan(partition, stats, type, reason, tasks, removable);
   }
@@ -171,7 +176,9 @@ public final class BinPackPlanner implements Planner {
             "minor: "
                 + smallAndEq
                 + " fragments and equality-delete files, and "
-                + (last.isEmpty() ? "never minor-optimized" : "last minor " + ago(last.get(), now) + " ago")
+                + (last.isEmpty()
+                    ? "never minor-optimized"
+                    : "last minor " + ago(last.get(), now) + " ago")
                 + " >= minor.trigger.interval "
                 + policy.minorTriggerInterval());
       }
@@ -241,8 +248,8 @@ public final class BinPackPlanner implements Planner {
   /**
    * Delete files no live data file needs after the partition's tasks: every data file of this
    * partition they apply to is rewritten (new files carry the planning sequence number, which is
-   * not below any of these deletes) or converted (its deletes become its new position-delete
-   * file), and they apply to no other partition. Dangling deletes are added as they are.
+   * not below any of these deletes) or converted (its deletes become its new position-delete file),
+   * and they apply to no other partition. Dangling deletes are added as they are.
    */
   private static List<DeleteFile> removableDeletes(
       PartitionFiles partition, List<DataFileEntry> rewrite, List<DataFileEntry> convert) {

@@ -1,9 +1,9 @@
 package io.firn.core.plan;
 
+import io.firn.core.table.PartitionKey;
 import java.util.List;
 import java.util.Set;
 import org.apache.iceberg.DeleteFile;
-import io.firn.core.table.PartitionKey;
 
 /**
  * All work planned for one table from one snapshot (a process, DESIGN.md §2).
@@ -12,8 +12,8 @@ import io.firn.core.table.PartitionKey;
  * @param snapshotId the planning snapshot S; rewrites validate from it and keep its sequence number
  * @param sequenceNumber the sequence number of S
  * @param partitions one entry per partition read, due or not, in partition order
- * @param sharedDeletesToRemove delete files that apply to several partitions (equality deletes of an
- *     unpartitioned spec): removed after every partition they need has committed
+ * @param sharedDeletesToRemove delete files that apply to several partitions (equality deletes of
+ *     an unpartitioned spec): removed after every partition they need has committed
  */
 public record OptimizingPlan(
     String table,
@@ -22,9 +22,7 @@ public record OptimizingPlan(
     List<PartitionPlan> partitions,
     List<SharedDelete> sharedDeletesToRemove) {
 
-  /**
-   * A delete file spanning partitions, removable once all of {@code requires} committed.
-   */
+  /** A delete file spanning partitions, removable once all of {@code requires} committed. */
   public record SharedDelete(DeleteFile file, Set<PartitionKey> requires) {}
 
   public OptimizingPlan {

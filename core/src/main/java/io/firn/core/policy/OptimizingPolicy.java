@@ -7,8 +7,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The thresholds that decide what optimizing a partition needs (DESIGN.md §2). Defaults are
- * Apache Amoro's, which encode years of tuning on streaming tables.
+ * The thresholds that decide what optimizing a partition needs (DESIGN.md §2). Defaults are Apache
+ * Amoro's, which encode years of tuning on streaming tables.
  *
  * <p>Immutable and thread-safe. Sizes are in bytes, intervals are {@link Duration}s; a negative
  * {@code fullTriggerInterval} disables periodic full optimizing.
@@ -193,7 +193,8 @@ public record OptimizingPolicy(
     try {
       return Sizes.parse(value);
     } catch (IllegalArgumentException e) {
-      throw new InvalidPolicyException("policy key '" + key + "' = '" + value + "': " + e.getMessage(), e);
+      throw new InvalidPolicyException(
+          "policy key '" + key + "' = '" + value + "': " + e.getMessage(), e);
     }
   }
 
@@ -205,7 +206,8 @@ public record OptimizingPolicy(
     try {
       return Durations.parse(value);
     } catch (IllegalArgumentException e) {
-      throw new InvalidPolicyException("policy key '" + key + "' = '" + value + "': " + e.getMessage(), e);
+      throw new InvalidPolicyException(
+          "policy key '" + key + "' = '" + value + "': " + e.getMessage(), e);
     }
   }
 }

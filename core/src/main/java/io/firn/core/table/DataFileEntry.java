@@ -6,8 +6,8 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 
 /**
- * A live data file with the delete files that apply to it, as Iceberg's scan planning attached
- * them (sequence numbers and partition scope already respected).
+ * A live data file with the delete files that apply to it, as Iceberg's scan planning attached them
+ * (sequence numbers and partition scope already respected).
  */
 public record DataFileEntry(DataFile file, List<DeleteFile> deletes) {
   public DataFileEntry {

@@ -5,12 +5,12 @@ import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.PartitionSpec;
 
 /**
- * Identifies one partition of one partition spec. Files of an older spec form their own
- * partitions: Iceberg applies partition-scoped deletes only within the same spec.
+ * Identifies one partition of one partition spec. Files of an older spec form their own partitions:
+ * Iceberg applies partition-scoped deletes only within the same spec.
  *
  * @param specId the partition spec id
- * @param path the partition path as Iceberg prints it ({@code id_bucket=3}); empty when the spec
- *     is unpartitioned
+ * @param path the partition path as Iceberg prints it ({@code id_bucket=3}); empty when the spec is
+ *     unpartitioned
  */
 public record PartitionKey(int specId, String path) implements Comparable<PartitionKey> {
   private static final Comparator<PartitionKey> ORDER =

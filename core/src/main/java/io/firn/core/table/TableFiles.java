@@ -18,8 +18,8 @@ import org.apache.iceberg.DeleteFile;
  *     flagged)
  * @param deleteScopes for every attached delete file (by location), the partitions whose data it
  *     applies to; a delete of an unpartitioned spec in a partitioned table spans several
- * @param globalDanglingDeletes dangling delete files of an unpartitioned spec in a table whose
- *     data lives in other specs
+ * @param globalDanglingDeletes dangling delete files of an unpartitioned spec in a table whose data
+ *     lives in other specs
  * @param complete whether every partition of the table was read; deletes spanning partitions are
  *     only removed from complete reads
  */

@@ -2,13 +2,13 @@ package io.firn.core.table;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.ArrayList;
 import java.util.function.Predicate;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
@@ -76,8 +76,7 @@ public final class TableScanner {
           continue;
         }
         PartitionFiles partition =
-            byPartition.computeIfAbsent(
-                key, k -> new PartitionFiles(k, spec, copy(file)));
+            byPartition.computeIfAbsent(key, k -> new PartitionFiles(k, spec, copy(file)));
         partition.add(new DataFileEntry(file, task.deletes()));
         for (DeleteFile delete : task.deletes()) {
           deleteScopes.computeIfAbsent(delete.location(), l -> new HashSet<>(2)).add(key);

@@ -1,0 +1,285 @@
+package io.firn.worker.commit;
+
+import io.firn.core.plan.OptimizingPlan;
+import io.firn.core.plan.PartitionPlan;
+import io.firn.core.plan.RewriteTask;
+import io.firn.core.table.DataFileEntry;
+import io.firn.core.table.PartitionKey;
+import io.firn.worker.executor.TaskResult;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.RewriteFiles;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits optimizing results next to live writers, exactly per DESIGN.md §4.1:
+ *
+ * <ul>
+ *   <li>rewrites: {@link RewriteFiles} with {@code validateFromSnapshot(S)} and {@code
+ *       dataSequenceNumber(seq(S))}, so equality deletes a writer commits after S still apply to
+ *       the new files and are no conflict, while a new position delete on a replaced file is;
+ *   <li>equality-to-position conversion and delete removal: a {@link RowDelta} validated from S
+ *       with {@code validateDataFilesExist} on the converted files;
+ *   <li>both in one transaction per partition (the commit group), so a conflict fails that
+ *       partition only and leaves the table untouched for it;
+ *   <li>row arithmetic checked before commit, snapshot ancestry after.
+ * </ul>
+ */
+public final class Committer {
+  private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
+
+  /** Snapshot summary keys Firn sets on its commits, so watchers recognise them. */
+  public static final String PROCESS_ID = "firn.process-id";
+
+  public static final String OPTIMIZING_TYPE = "firn.optimizing-type";
+  public static final String PLANNING_SNAPSHOT = "firn.planning-snapshot-id";
+
+  /**
+   * Commits one partition's results. Never throws for conflicts or failures: the outcome says what
+   * happened; output files are deleted unless the commit state is unknown.
+   */
+  public CommitOutcome commitPartition(
+      Table table,
+      OptimizingPlan plan,
+      PartitionPlan partition,
+      List<TaskResult> results,
+      String processId) {
+    PartitionKey key = partition.key();
+    Map<Integer, TaskResult> byTask = new LinkedHashMap<>();
+    results.forEach(r -> byTask.put(r.taskId(), r));
+    List<DataFile> rewritten = new ArrayList<>();
+    List<String> converted = new ArrayList<>();
+    List<DataFile> added = new ArrayList<>();
+    List<DeleteFile> addedDeletes = new ArrayList<>();
+    long inputRecords = 0;
+    long rowsRead = 0;
+    long rowsDeleted = 0;
+    for (RewriteTask task : partition.tasks()) {
+      TaskResult result = byTask.get(task.id());
+      if (result == null) {
+        deleteOutputs(table, results);
+        return CommitOutcome.notCommitted(
+            key,
+            CommitOutcome.Result.FAILED,
+            "task " + task.id() + " has no result; nothing committed");
+      }
+      task.rewrite().forEach(e -> rewritten.add(e.file()));
+      task.convert().forEach(e -> converted.add(e.path()));
+      inputRecords += task.rewrite().stream().mapToLong(DataFileEntry::recordCount).sum();
+      rowsRead += result.rowsRead();
+      rowsDeleted += result.rowsDeleted();
+      added.addAll(result.dataFiles());
+      addedDeletes.addAll(result.positionDeletes());
+    }
+    long rowsWritten = added.stream().mapToLong(DataFile::recordCount).sum();
+    if (rowsRead != inputRecords || rowsRead - rowsDeleted != rowsWritten) {
+      deleteOutputs(table, results);
+      String message =
+          String.format(
+              "row check failed for %s partition %s: metadata says %d input rows, read %d, deleted %d,"
+                  + " wrote %d (read - deleted must equal written); nothing committed",
+              table.name(), key, inputRecords, rowsRead, rowsDeleted, rowsWritten);
+      LOG.error(message);
+      return CommitOutcome.notCommitted(key, CommitOutcome.Result.INTEGRITY_FAILED, message);
+    }
+
+    Map<String, String> summary = summary(plan, partition.type().label(), processId);
+    List<DeleteFile> removedDeletes = partition.deletesToRemove();
+    try {
+      Snapshot before = refreshed(table);
+      Transaction transaction = table.newTransaction();
+      if (!rewritten.isEmpty()) {
+        RewriteFiles rewrite =
+            transaction
+                .newRewrite()
+                .validateFromSnapshot(plan.snapshotId())
+                .dataSequenceNumber(plan.sequenceNumber());
+        rewritten.forEach(rewrite::deleteFile);
+        added.forEach(rewrite::addFile);
+        summary.forEach(rewrite::set);
+        rewrite.commit();
+      }
+      if (!addedDeletes.isEmpty() || !removedDeletes.isEmpty()) {
+        RowDelta delta = transaction.newRowDelta().validateFromSnapshot(plan.snapshotId());
+        addedDeletes.forEach(delta::addDeletes);
+        removedDeletes.forEach(delta::removeDeletes);
+        if (!converted.isEmpty()) {
+          delta.validateDataFilesExist(converted).validateDeletedFiles();
+        }
+        summary.forEach(delta::set);
+        delta.commit();
+      }
+      transaction.commitTransaction();
+      long snapshotId = transaction.table().currentSnapshot().snapshotId();
+      checkAncestry(table, plan.snapshotId(), before, snapshotId, key);
+      String message =
+          String.format(
+              "%s: %d data files -> %d, %d delete files removed, %d position-delete files added, %d"
+                  + " rows written, %d deleted rows dropped",
+              partition.type().label(),
+              rewritten.size(),
+              added.size(),
+              removedDeletes.size(),
+              addedDeletes.size(),
+              rowsWritten,
+              rowsDeleted);
+      return new CommitOutcome(
+          key,
+          CommitOutcome.Result.COMMITTED,
+          message,
+          snapshotId,
+          rewritten.size(),
+          added.size(),
+          removedDeletes.size(),
+          addedDeletes.size());
+    } catch (ValidationException e) {
+      deleteOutputs(table, results);
+      String message =
+          "conflict with a concurrent commit: "
+              + e.getMessage()
+              + "; partition left unchanged, it will be planned again from a fresh snapshot";
+      LOG.warn("{} partition {}: {}", table.name(), key, message);
+      return CommitOutcome.notCommitted(key, CommitOutcome.Result.CONFLICT, message);
+    } catch (CommitStateUnknownException e) {
+      String message =
+          "the catalog did not confirm the commit ("
+              + e.getMessage()
+              + "); output files kept, check the table history before re-running";
+      LOG.error("{} partition {}: {}", table.name(), key, message);
+      return CommitOutcome.notCommitted(key, CommitOutcome.Result.UNKNOWN, message);
+    } catch (IntegrityCheckFailedException e) {
+      LOG.error(e.getMessage());
+      return CommitOutcome.notCommitted(key, CommitOutcome.Result.INTEGRITY_FAILED, e.getMessage());
+    } catch (RuntimeException e) {
+      deleteOutputs(table, results);
+      String message = "commit failed: " + e + "; partition left unchanged";
+      LOG.error("{} partition {}: {}", table.name(), key, message, e);
+      return CommitOutcome.notCommitted(key, CommitOutcome.Result.FAILED, message);
+    }
+  }
+
+  /**
+   * Removes the delete files that span partitions once every partition they need has committed.
+   *
+   * @param committed partitions whose group committed in this process
+   * @return null when there is nothing to remove
+   */
+  public CommitOutcome commitShared(
+      Table table, OptimizingPlan plan, Set<PartitionKey> committed, String processId) {
+    List<DeleteFile> removable = new ArrayList<>();
+    for (OptimizingPlan.SharedDelete shared : plan.sharedDeletesToRemove()) {
+      if (committed.containsAll(shared.requires())) {
+        removable.add(shared.file());
+      }
+    }
+    if (removable.isEmpty()) {
+      return null;
+    }
+    try {
+      Snapshot before = refreshed(table);
+      RowDelta delta = table.newRowDelta().validateFromSnapshot(plan.snapshotId());
+      removable.forEach(delta::removeDeletes);
+      summary(plan, plan.type().label(), processId).forEach(delta::set);
+      delta.commit();
+      Snapshot ours = table.currentSnapshot();
+      checkAncestry(table, plan.snapshotId(), before, ours.snapshotId(), null);
+      return new CommitOutcome(
+          null,
+          CommitOutcome.Result.COMMITTED,
+          removable.size() + " delete files spanning partitions removed",
+          ours.snapshotId(),
+          0,
+          0,
+          removable.size(),
+          0);
+    } catch (ValidationException e) {
+      return CommitOutcome.notCommitted(
+          null,
+          CommitOutcome.Result.CONFLICT,
+          "conflict removing shared delete files: " + e.getMessage());
+    } catch (CommitStateUnknownException e) {
+      return CommitOutcome.notCommitted(
+          null, CommitOutcome.Result.UNKNOWN, "commit state unknown: " + e.getMessage());
+    } catch (IntegrityCheckFailedException e) {
+      return CommitOutcome.notCommitted(
+          null, CommitOutcome.Result.INTEGRITY_FAILED, e.getMessage());
+    } catch (RuntimeException e) {
+      return CommitOutcome.notCommitted(
+          null, CommitOutcome.Result.FAILED, "removing shared delete files failed: " + e);
+    }
+  }
+
+  /** Deletes the files of uncommitted results (best effort; orphan cleanup catches the rest). */
+  public static void deleteOutputs(Table table, Collection<TaskResult> results) {
+    for (TaskResult result : results) {
+      List<ContentFile<?>> files = new ArrayList<>(result.dataFiles());
+      files.addAll(result.positionDeletes());
+      for (ContentFile<?> file : files) {
+        try {
+          table.io().deleteFile(file.location());
+        } catch (RuntimeException e) {
+          LOG.warn("cannot delete uncommitted output {}: {}", file.location(), e.toString());
+        }
+      }
+    }
+  }
+
+  private static Map<String, String> summary(OptimizingPlan plan, String type, String processId) {
+    Map<String, String> summary = new LinkedHashMap<>();
+    summary.put(PROCESS_ID, processId);
+    summary.put(OPTIMIZING_TYPE, type);
+    summary.put(PLANNING_SNAPSHOT, Long.toString(plan.snapshotId()));
+    return summary;
+  }
+
+  private static Snapshot refreshed(Table table) {
+    table.refresh();
+    return table.currentSnapshot();
+  }
+
+  /**
+   * Every snapshot others committed since S, up to the one seen just before our commit, must be an
+   * ancestor of ours: a catalog that lost a concurrent commit would fail here.
+   */
+  private static void checkAncestry(
+      Table table, long planningSnapshot, Snapshot before, long ours, PartitionKey key) {
+    table.refresh();
+    long current = table.currentSnapshot().snapshotId();
+    boolean oursLive = SnapshotUtil.isAncestorOf(table, current, ours);
+    boolean keepsBefore =
+        before == null || SnapshotUtil.isAncestorOf(table, ours, before.snapshotId());
+    boolean keepsPlanning = SnapshotUtil.isAncestorOf(table, ours, planningSnapshot);
+    if (!oursLive || !keepsBefore || !keepsPlanning) {
+      throw new IntegrityCheckFailedException(
+          String.format(
+              "snapshot history check failed for %s%s after commit of snapshot %d: our snapshot is"
+                  + " %san ancestor of current %d, snapshot %s seen before commit is %san ancestor,"
+                  + " planning snapshot %d is %san ancestor. A concurrent commit may have been"
+                  + " lost; inspect the table history now",
+              table.name(),
+              key == null ? "" : " partition " + key,
+              ours,
+              oursLive ? "" : "NOT ",
+              current,
+              before == null ? "none" : Long.toString(before.snapshotId()),
+              keepsBefore ? "" : "NOT ",
+              planningSnapshot,
+              keepsPlanning ? "" : "NOT "));
+    }
+  }
+}

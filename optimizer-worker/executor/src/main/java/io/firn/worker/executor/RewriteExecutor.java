@@ -1,0 +1,347 @@
+package io.firn.worker.executor;
+
+import io.firn.core.plan.RewriteTask;
+import io.firn.core.table.DataFileEntry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.io.RollingDataWriter;
+import org.apache.iceberg.types.TypeUtil;
+
+/**
+ * Runs one {@link RewriteTask}: rewrites its data files with every applicable delete applied into
+ * target-size files, and turns the deletes of its converted files into one file-scoped
+ * position-delete file per data file. Writes through Iceberg's {@link GenericFileWriterFactory};
+ * never commits. Thread-safe: one instance may run many tasks concurrently.
+ */
+public final class RewriteExecutor {
+  private final long equalityDeleteBloomThreshold;
+
+  /**
+   * @param equalityDeleteBloomThreshold above this many equality-delete records in a task, delete
+   *     keys are pre-filtered by a Bloom filter over the task's own keys
+   */
+  public RewriteExecutor(long equalityDeleteBloomThreshold) {
+    this.equalityDeleteBloomThreshold = equalityDeleteBloomThreshold;
+  }
+
+  /**
+   * @param operationId names the output files of one process ({@code <partition>-<task>-<id>})
+   * @throws TaskFailedException naming the task, partition and file when anything fails; the task's
+   *     partial output is deleted
+   */
+  public TaskResult execute(Table table, RewriteTask task, String operationId) {
+    long started = System.nanoTime();
+    FileIO io = table.io();
+    Schema schema = table.schema();
+    List<DataFileEntry> all = new ArrayList<>(task.rewrite());
+    all.addAll(task.convert());
+    List<ContentFile<?>> written = new ArrayList<>();
+    try {
+      TaskDeletes deletes = TaskDeletes.load(io, schema, all, equalityDeleteBloomThreshold);
+      Output output = new Output();
+      if (!task.rewrite().isEmpty()) {
+        rewrite(table, task, operationId, deletes, output, written);
+      }
+      if (!task.convert().isEmpty()) {
+        convert(table, task, operationId, deletes, output, written);
+      }
+      long bytesRead = all.stream().mapToLong(DataFileEntry::sizeInBytes).sum();
+      long bytesWritten =
+          output.dataFiles.stream().mapToLong(DataFile::fileSizeInBytes).sum()
+              + output.positionDeletes.stream().mapToLong(DeleteFile::fileSizeInBytes).sum();
+      return new TaskResult(
+          task.id(),
+          output.dataFiles,
+          output.positionDeletes,
+          output.rowsRead,
+          output.rowsDeleted,
+          output.dataFiles.stream().mapToLong(DataFile::recordCount).sum(),
+          output.positionsWritten,
+          bytesRead,
+          bytesWritten,
+          deletes.equalityRecordsRead(),
+          deletes.equalityKeysHeld(),
+          System.nanoTime() - started);
+    } catch (RuntimeException e) {
+      for (ContentFile<?> file : written) {
+        deleteQuietly(io, file.location());
+      }
+      if (e instanceof TaskFailedException) {
+        throw new TaskFailedException(
+            "task "
+                + task.id()
+                + " in partition "
+                + task.partition()
+                + " failed: "
+                + e.getMessage(),
+            e.getCause() == null ? e : e.getCause());
+      }
+      throw new TaskFailedException(
+          "task " + task.id() + " in partition " + task.partition() + " failed: " + e, e);
+    }
+  }
+
+  private static final class Output {
+    final List<DataFile> dataFiles = new ArrayList<>();
+    final List<DeleteFile> positionDeletes = new ArrayList<>();
+    long rowsRead;
+    long rowsDeleted;
+    long positionsWritten;
+  }
+
+  private void rewrite(
+      Table table,
+      RewriteTask task,
+      String operationId,
+      TaskDeletes deletes,
+      Output output,
+      List<ContentFile<?>> written) {
+    FileIO io = table.io();
+    Schema schema = table.schema();
+    DataFileEntry first = task.rewrite().get(0);
+    PartitionSpec spec = table.specs().get(first.file().specId());
+    StructLike partition = first.file().partition();
+    GenericFileWriterFactory writers =
+        new GenericFileWriterFactory.Builder(table)
+            .dataFileFormat(dataFormat(table))
+            .dataSchema(schema)
+            .build();
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, task.id(), 0)
+            .format(dataFormat(table))
+            .operationId(operationId)
+            .build();
+    List<Keys> keys = new ArrayList<>();
+    for (TaskDeletes.EqualitySet set : deletes.equality()) {
+      keys.add(Keys.of(schema, set.fieldIds));
+    }
+    RollingDataWriter<Record> writer =
+        new RollingDataWriter<>(writers, files, io, task.targetSize(), spec, partition);
+    boolean closed = false;
+    try {
+      for (DataFileEntry entry : task.rewrite()) {
+        long seq = entry.dataSequenceNumber();
+        long[] deleted = deletes.positions(entry.path());
+        int nextDeleted = 0;
+        long position = 0;
+        long rowsOfFile = 0;
+        try (CloseableIterable<Record> rows =
+            Readers.open(
+                io,
+                entry.file(),
+                schema,
+                Readers.constants(spec, entry.file().partition(), schema))) {
+          for (Record row : rows) {
+            rowsOfFile++;
+            while (nextDeleted < deleted.length && deleted[nextDeleted] < position) {
+              nextDeleted++;
+            }
+            boolean drop = nextDeleted < deleted.length && deleted[nextDeleted] == position;
+            if (!drop) {
+              for (int i = 0; i < keys.size() && !drop; i++) {
+                Long deleteSeq = deletes.equality().get(i).maxSequence.get(keys.get(i).key(row));
+                drop = deleteSeq != null && deleteSeq > seq;
+              }
+            }
+            if (drop) {
+              output.rowsDeleted++;
+            } else {
+              writer.write(row);
+            }
+            position++;
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot read data file " + entry.path(), e);
+        } catch (RuntimeException e) {
+          throw new TaskFailedException("cannot read data file " + entry.path() + ": " + e, e);
+        }
+        if (rowsOfFile != entry.recordCount()) {
+          throw new TaskFailedException(
+              "data file "
+                  + entry.path()
+                  + " has "
+                  + rowsOfFile
+                  + " rows but its metadata says "
+                  + entry.recordCount()
+                  + "; the file does not match the table metadata");
+        }
+        output.rowsRead += rowsOfFile;
+      }
+      writer.close();
+      closed = true;
+      output.dataFiles.addAll(writer.result().dataFiles());
+      written.addAll(writer.result().dataFiles());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write a data file of task " + task.id(), e);
+    } finally {
+      if (!closed) {
+        abortQuietly(io, writer);
+      }
+    }
+  }
+
+  private void convert(
+      Table table,
+      RewriteTask task,
+      String operationId,
+      TaskDeletes deletes,
+      Output output,
+      List<ContentFile<?>> written) {
+    FileIO io = table.io();
+    Schema schema = table.schema();
+    Set<Integer> keyIds = new HashSet<>();
+    deletes.equality().forEach(s -> keyIds.addAll(s.fieldIds));
+    Schema keySchema = TypeUtil.select(schema, keyIds);
+    List<Keys> keys = new ArrayList<>();
+    for (TaskDeletes.EqualitySet set : deletes.equality()) {
+      keys.add(Keys.of(keySchema, set.fieldIds));
+    }
+    GenericFileWriterFactory writers =
+        new GenericFileWriterFactory.Builder(table)
+            .dataSchema(schema)
+            .deleteFileFormat(dataFormat(table))
+            .build();
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, task.id(), 1)
+            .format(dataFormat(table))
+            .operationId(operationId)
+            .suffix("pos-deletes")
+            .build();
+    for (DataFileEntry entry : task.convert()) {
+      long[] existing = deletes.positions(entry.path());
+      TaskDeletes.LongList positions = new TaskDeletes.LongList();
+      boolean hasEquality = entry.equalityDeleteFileCount() > 0 && deletes.hasEqualityDeletes();
+      if (hasEquality) {
+        long seq = entry.dataSequenceNumber();
+        PartitionSpec spec = table.specs().get(entry.file().specId());
+        int nextExisting = 0;
+        long position = 0;
+        long rowsOfFile = 0;
+        try (CloseableIterable<Record> rows =
+            Readers.open(
+                io,
+                entry.file(),
+                keySchema,
+                Readers.constants(spec, entry.file().partition(), keySchema))) {
+          for (Record row : rows) {
+            rowsOfFile++;
+            while (nextExisting < existing.length && existing[nextExisting] < position) {
+              nextExisting++;
+            }
+            boolean drop = nextExisting < existing.length && existing[nextExisting] == position;
+            for (int i = 0; i < keys.size() && !drop; i++) {
+              Long deleteSeq = deletes.equality().get(i).maxSequence.get(keys.get(i).key(row));
+              drop = deleteSeq != null && deleteSeq > seq;
+            }
+            if (drop) {
+              positions.add(position);
+            }
+            position++;
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot read data file " + entry.path(), e);
+        } catch (RuntimeException e) {
+          throw new TaskFailedException("cannot read data file " + entry.path() + ": " + e, e);
+        }
+        if (rowsOfFile != entry.recordCount()) {
+          throw new TaskFailedException(
+              "data file "
+                  + entry.path()
+                  + " has "
+                  + rowsOfFile
+                  + " rows but its metadata says "
+                  + entry.recordCount());
+        }
+      } else {
+        for (long p : existing) {
+          positions.add(p);
+        }
+      }
+      long[] sorted = positions.sortedDistinct();
+      if (sorted.length == 0) {
+        continue;
+      }
+      PartitionSpec spec = table.specs().get(entry.file().specId());
+      PositionDeleteWriter<Record> writer =
+          writers.newPositionDeleteWriter(
+              files.newOutputFile(spec, entry.file().partition()), spec, entry.file().partition());
+      boolean closed = false;
+      try {
+        PositionDelete<Record> delete = PositionDelete.create();
+        for (long p : sorted) {
+          writer.write(delete.set(entry.path(), p));
+        }
+        writer.close();
+        closed = true;
+        DeleteFile file = writer.toDeleteFile();
+        output.positionDeletes.add(file);
+        written.add(file);
+        output.positionsWritten += sorted.length;
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write position deletes for " + entry.path(), e);
+      } finally {
+        if (!closed) {
+          try {
+            writer.close();
+          } catch (IOException | RuntimeException ignored) {
+            // The write already failed; its error is the one that matters.
+          }
+        }
+      }
+    }
+  }
+
+  private static FileFormat dataFormat(Table table) {
+    return FileFormat.fromString(
+        table
+            .properties()
+            .getOrDefault(
+                TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT));
+  }
+
+  /** Closes a writer after a failure and deletes what it wrote. */
+  private static void abortQuietly(FileIO io, RollingDataWriter<Record> writer) {
+    try {
+      writer.close();
+      for (DataFile file : writer.result().dataFiles()) {
+        deleteQuietly(io, file.location());
+      }
+    } catch (IOException | RuntimeException ignored) {
+      // Aborting after a failure; the original error is reported.
+    }
+  }
+
+  static void deleteQuietly(FileIO io, String location) {
+    try {
+      io.deleteFile(location);
+    } catch (RuntimeException ignored) {
+      // Best effort: an orphan file is harmless and orphan cleanup removes it.
+    }
+  }
+
+  /** A fresh operation id for the files of one process. */
+  public static String newOperationId() {
+    return "firn-" + UUID.randomUUID();
+  }
+}

@@ -1,0 +1,231 @@
+package io.firn.worker.executor;
+
+import io.firn.core.table.DataFileEntry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.types.TypeUtil;
+
+/**
+ * All deletes of one task, each delete file read exactly once (Iceberg's generic reader re-reads
+ * every applicable equality-delete file for every data file; on streaming tables that is most of
+ * the cost, DESIGN.md §9).
+ *
+ * <p>Equality deletes become, per equality-field set, a map from key to the highest data sequence
+ * number that deletes it: a row of a data file with sequence number s is deleted when that number
+ * is greater than s. This equals Iceberg's per-file rule because all data files of a task share one
+ * partition, so a partition-scoped or global equality delete attached to one of them applies to
+ * every one of them with a lower sequence number (attachment differences come only from statistics
+ * pruning, where no key can match).
+ *
+ * <p>Memory: when the task's equality-delete files hold more than {@code bloomThreshold} records,
+ * the keys of the task's own data files are read first into a Bloom filter and only delete keys
+ * that may match are kept, so the map is bounded by the task's rows, not by the delete backlog.
+ *
+ * <p>Position deletes are matched by data file path, and only from delete files that Iceberg
+ * attached to that data file.
+ */
+final class TaskDeletes {
+  static final class EqualitySet {
+    final List<Integer> fieldIds;
+    final Schema keySchema;
+    final Map<Object, Long> maxSequence = new HashMap<>();
+
+    EqualitySet(List<Integer> fieldIds, Schema keySchema) {
+      this.fieldIds = fieldIds;
+      this.keySchema = keySchema;
+    }
+  }
+
+  private static final Schema PATH_POS =
+      new Schema(MetadataColumns.DELETE_FILE_PATH, MetadataColumns.DELETE_FILE_POS);
+  private static final long[] NO_POSITIONS = new long[0];
+
+  private final List<EqualitySet> equality;
+  private final Map<String, long[]> positions;
+  private final long equalityRecordsRead;
+  private final long positionRecordsRead;
+  private final boolean bloomFiltered;
+
+  private TaskDeletes(
+      List<EqualitySet> equality,
+      Map<String, long[]> positions,
+      long equalityRecordsRead,
+      long positionRecordsRead,
+      boolean bloomFiltered) {
+    this.equality = equality;
+    this.positions = positions;
+    this.equalityRecordsRead = equalityRecordsRead;
+    this.positionRecordsRead = positionRecordsRead;
+    this.bloomFiltered = bloomFiltered;
+  }
+
+  static TaskDeletes load(
+      FileIO io, Schema tableSchema, List<DataFileEntry> files, long bloomThreshold) {
+    Map<String, DeleteFile> deletes = new LinkedHashMap<>();
+    Map<String, Set<String>> attachedPositionDeletes = new HashMap<>();
+    for (DataFileEntry entry : files) {
+      for (DeleteFile delete : entry.deletes()) {
+        deletes.putIfAbsent(delete.location(), delete);
+        if (delete.content() == FileContent.POSITION_DELETES) {
+          attachedPositionDeletes
+              .computeIfAbsent(entry.path(), p -> new HashSet<>())
+              .add(delete.location());
+        }
+      }
+    }
+
+    Map<List<Integer>, EqualitySet> sets = new LinkedHashMap<>();
+    long equalityRecords = 0;
+    for (DeleteFile delete : deletes.values()) {
+      if (delete.content() == FileContent.EQUALITY_DELETES) {
+        List<Integer> ids = new ArrayList<>(new TreeSet<>(delete.equalityFieldIds()));
+        sets.computeIfAbsent(
+            ids, k -> new EqualitySet(k, TypeUtil.select(tableSchema, new HashSet<>(k))));
+        equalityRecords += delete.recordCount();
+      }
+    }
+
+    Map<List<Integer>, KeyBloomFilter> blooms =
+        equalityRecords > bloomThreshold && !sets.isEmpty()
+            ? buildBlooms(io, files, sets.values())
+            : Map.of();
+
+    long equalityRead = 0;
+    long positionRead = 0;
+    Map<String, LongList> collected = new HashMap<>();
+    for (DeleteFile delete : deletes.values()) {
+      long seq = delete.dataSequenceNumber() == null ? 0 : delete.dataSequenceNumber();
+      if (delete.content() == FileContent.EQUALITY_DELETES) {
+        EqualitySet set = sets.get(new ArrayList<>(new TreeSet<>(delete.equalityFieldIds())));
+        KeyBloomFilter bloom = blooms.get(set.fieldIds);
+        Keys keys = Keys.of(set.keySchema, set.fieldIds);
+        try (CloseableIterable<Record> rows = Readers.open(io, delete, set.keySchema, Map.of())) {
+          for (Record row : rows) {
+            equalityRead++;
+            Object key = keys.key(row);
+            if (bloom == null || bloom.mightContain(key)) {
+              set.maxSequence.merge(key, seq, Math::max);
+            }
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(
+              "cannot read equality-delete file " + delete.location(), e);
+        } catch (RuntimeException e) {
+          throw new TaskFailedException("cannot read equality-delete file " + delete.location(), e);
+        }
+      } else {
+        String deletePath = delete.location();
+        try (CloseableIterable<Record> rows = Readers.open(io, delete, PATH_POS, Map.of())) {
+          for (Record row : rows) {
+            positionRead++;
+            String path = row.get(0).toString();
+            Set<String> attached = attachedPositionDeletes.get(path);
+            if (attached != null && attached.contains(deletePath)) {
+              collected.computeIfAbsent(path, p -> new LongList()).add((Long) row.get(1));
+            }
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot read position-delete file " + deletePath, e);
+        } catch (RuntimeException e) {
+          throw new TaskFailedException("cannot read position-delete file " + deletePath, e);
+        }
+      }
+    }
+    Map<String, long[]> positions = new HashMap<>();
+    collected.forEach((path, list) -> positions.put(path, list.sortedDistinct()));
+    return new TaskDeletes(
+        new ArrayList<>(sets.values()), positions, equalityRead, positionRead, !blooms.isEmpty());
+  }
+
+  private static Map<List<Integer>, KeyBloomFilter> buildBlooms(
+      FileIO io, List<DataFileEntry> files, Iterable<EqualitySet> sets) {
+    long rows = files.stream().mapToLong(DataFileEntry::recordCount).sum();
+    Map<List<Integer>, KeyBloomFilter> blooms = new HashMap<>();
+    for (EqualitySet set : sets) {
+      KeyBloomFilter bloom = new KeyBloomFilter(rows, 0.01);
+      Keys keys = Keys.of(set.keySchema, set.fieldIds);
+      for (DataFileEntry entry : files) {
+        try (CloseableIterable<Record> records =
+            Readers.open(io, entry.file(), set.keySchema, Map.of())) {
+          for (Record row : records) {
+            bloom.add(keys.key(row));
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot read data file " + entry.path(), e);
+        }
+      }
+      blooms.put(set.fieldIds, bloom);
+    }
+    return blooms;
+  }
+
+  List<EqualitySet> equality() {
+    return equality;
+  }
+
+  boolean hasEqualityDeletes() {
+    return equality.stream().anyMatch(s -> !s.maxSequence.isEmpty());
+  }
+
+  /** Sorted, distinct deleted positions of a data file. */
+  long[] positions(String dataFile) {
+    return positions.getOrDefault(dataFile, NO_POSITIONS);
+  }
+
+  long equalityRecordsRead() {
+    return equalityRecordsRead;
+  }
+
+  long positionRecordsRead() {
+    return positionRecordsRead;
+  }
+
+  long equalityKeysHeld() {
+    return equality.stream().mapToLong(s -> s.maxSequence.size()).sum();
+  }
+
+  boolean bloomFiltered() {
+    return bloomFiltered;
+  }
+
+  /** A growable primitive long list. */
+  static final class LongList {
+    private long[] values = new long[16];
+    private int size;
+
+    void add(long value) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, size * 2);
+      }
+      values[size++] = value;
+    }
+
+    long[] sortedDistinct() {
+      long[] sorted = Arrays.copyOf(values, size);
+      Arrays.sort(sorted);
+      int n = 0;
+      for (int i = 0; i < sorted.length; i++) {
+        if (n == 0 || sorted[i] != sorted[n - 1]) {
+          sorted[n++] = sorted[i];
+        }
+      }
+      return Arrays.copyOf(sorted, n);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+package io.firn.worker.local;
+
+import io.firn.core.plan.OptimizingPlan;
+import io.firn.worker.commit.CommitOutcome;
+import io.firn.worker.executor.TaskResult;
+import java.util.List;
+
+/**
+ * What one local optimizing run did.
+ *
+ * @param plan what was planned
+ * @param results the results of every task that ran
+ * @param outcomes one per commit group
+ * @param nanos wall time of the whole run
+ */
+public record OptimizeReport(
+    OptimizingPlan plan, List<TaskResult> results, List<CommitOutcome> outcomes, long nanos) {
+
+  public OptimizeReport {
+    results = List.copyOf(results);
+    outcomes = List.copyOf(outcomes);
+  }
+
+  /** Whether every group committed (also true when there was nothing to do). */
+  public boolean succeeded() {
+    return outcomes.stream().allMatch(CommitOutcome::committed);
+  }
+
+  public long rowsWritten() {
+    return results.stream().mapToLong(TaskResult::rowsWritten).sum();
+  }
+
+  public long rowsRead() {
+    return results.stream().mapToLong(TaskResult::rowsRead).sum();
+  }
+}

@@ -1,0 +1,10 @@
+package io.firn.worker.local;
+
+/** The table cannot be optimized by Firn as it is; the message says why and what to do. */
+public class UnsupportedTableException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  public UnsupportedTableException(String message) {
+    super(message);
+  }
+}
