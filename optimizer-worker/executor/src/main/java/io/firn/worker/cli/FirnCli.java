@@ -1,0 +1,233 @@
+package io.firn.worker.cli;
+
+import io.firn.core.catalog.CatalogConnectionException;
+import io.firn.core.catalog.CatalogSettings;
+import io.firn.core.catalog.Catalogs;
+import io.firn.core.plan.OptimizingPlan;
+import io.firn.core.plan.OptimizingType;
+import io.firn.core.plan.PartitionPlan;
+import io.firn.core.policy.InvalidPolicyException;
+import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.policy.Sizes;
+import io.firn.core.table.HealthScore;
+import io.firn.core.table.PartitionStatistics;
+import io.firn.worker.commit.CommitOutcome;
+import io.firn.worker.executor.TaskFailedException;
+import io.firn.worker.local.LocalOptimizer;
+import io.firn.worker.local.OptimizeReport;
+import io.firn.worker.local.UnsupportedTableException;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+
+/**
+ * {@code firn plan} and {@code firn optimize}: one table, in this JVM. Exit codes: 0 done (or
+ * nothing to do), 1 bad input (usage, catalog, table), 2 a group did not commit (conflict or
+ * failure; see the output), 3 an integrity check failed.
+ */
+public final class FirnCli {
+  static final int OK = 0;
+  static final int BAD_INPUT = 1;
+  static final int NOT_COMMITTED = 2;
+  static final int INTEGRITY = 3;
+
+  private static final Set<String> OPTIONS =
+      Set.of(
+          "catalog-uri",
+          "catalog-type",
+          "catalog-name",
+          "warehouse",
+          "catalog-property",
+          "table",
+          "type",
+          "threads",
+          "policy");
+  private static final Set<String> FLAGS = Set.of("help");
+
+  private final PrintStream out;
+  private final PrintStream err;
+
+  FirnCli(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  public static void main(String[] args) {
+    System.exit(new FirnCli(System.out, System.err).run(args));
+  }
+
+  int run(String[] args) {
+    if (args.length == 0 || args[0].equals("--help") || args[0].equals("help")) {
+      out.println(usage());
+      return args.length == 0 ? BAD_INPUT : OK;
+    }
+    String command = args[0];
+    try {
+      Arguments arguments = new Arguments(args, 1, OPTIONS, FLAGS);
+      if (arguments.flag("help")) {
+        out.println(usage());
+        return OK;
+      }
+      return switch (command) {
+        case "plan" -> plan(arguments);
+        case "optimize" -> optimize(arguments);
+        default -> {
+          err.println("error: unknown command '" + command + "'\n" + usage());
+          yield BAD_INPUT;
+        }
+      };
+    } catch (Arguments.UsageException | InvalidPolicyException e) {
+      err.println("error: " + e.getMessage());
+      return BAD_INPUT;
+    } catch (CatalogConnectionException | UnsupportedTableException e) {
+      err.println("error: " + e.getMessage());
+      return BAD_INPUT;
+    } catch (TaskFailedException e) {
+      err.println("error: " + e.getMessage());
+      return NOT_COMMITTED;
+    }
+  }
+
+  private int plan(Arguments arguments) {
+    Context context = context(arguments);
+    OptimizingPlan plan =
+        new LocalOptimizer(context.policy, 1, s -> {})
+            .plan(context.table, context.type, Instant.now());
+    printPlan(plan, context.policy);
+    return OK;
+  }
+
+  private int optimize(Arguments arguments) {
+    Context context = context(arguments);
+    int threads = arguments.intValue("threads", Runtime.getRuntime().availableProcessors());
+    LocalOptimizer optimizer = new LocalOptimizer(context.policy, threads, out::println);
+    OptimizeReport report = optimizer.optimize(context.table, context.type, Instant.now());
+    if (!report.plan().hasWork()) {
+      printPlan(report.plan(), context.policy);
+      return OK;
+    }
+    long committed = report.outcomes().stream().filter(CommitOutcome::committed).count();
+    out.printf(
+        Locale.ROOT,
+        "%s: %d of %d commit group(s) committed; %,d rows read, %,d written; %.1f s%n",
+        context.table.name(),
+        committed,
+        report.outcomes().size(),
+        report.rowsRead(),
+        report.rowsWritten(),
+        report.nanos() / 1e9);
+    if (report.outcomes().stream()
+        .anyMatch(o -> o.result() == CommitOutcome.Result.INTEGRITY_FAILED)) {
+      err.println("error: an integrity check failed; see above");
+      return INTEGRITY;
+    }
+    if (!report.succeeded()) {
+      err.println(
+          "error: some groups were not committed; see above. The table is consistent; run again later.");
+      return NOT_COMMITTED;
+    }
+    return OK;
+  }
+
+  private void printPlan(OptimizingPlan plan, OptimizingPolicy policy) {
+    PartitionStatistics total = PartitionStatistics.EMPTY;
+    for (PartitionPlan p : plan.partitions()) {
+      total = total.plus(p.statistics());
+    }
+    out.printf(
+        Locale.ROOT,
+        "table %s at snapshot %d: %d data files (%s), %d equality-delete and %d position-delete files,"
+            + " health %d/100%n",
+        plan.table(),
+        plan.snapshotId(),
+        total.dataFiles(),
+        Sizes.format(total.dataBytes()),
+        total.equalityDeleteFiles(),
+        total.positionDeleteFiles(),
+        HealthScore.of(total, policy, Math.max(1, plan.partitions().size())));
+    if (plan.partitions().isEmpty()) {
+      out.println("nothing to do: the table has no data files");
+      return;
+    }
+    out.printf(
+        Locale.ROOT,
+        "%-28s %-6s %8s %10s %8s %8s %9s  %s%n",
+        "partition",
+        "type",
+        "files in",
+        "bytes in",
+        "convert",
+        "deletes-",
+        "files out",
+        "reason");
+    for (PartitionPlan p : plan.partitions()) {
+      out.printf(
+          Locale.ROOT,
+          "%-28s %-6s %8d %10s %8d %8d %9d  %s%n",
+          p.key(),
+          p.type().label(),
+          p.rewriteFiles(),
+          Sizes.format(p.rewriteBytes()),
+          p.convertFiles(),
+          p.deletesToRemove().size(),
+          p.estimatedOutputFiles(),
+          p.reason());
+    }
+    if (!plan.sharedDeletesToRemove().isEmpty()) {
+      out.println(
+          plan.sharedDeletesToRemove().size() + " delete file(s) spanning partitions to remove");
+    }
+    if (!plan.hasWork()) {
+      out.println("nothing to do: no partition is due (reasons above)");
+    }
+  }
+
+  private record Context(Table table, OptimizingPolicy policy, OptimizingType type) {}
+
+  private Context context(Arguments arguments) {
+    String name = arguments.get("catalog-name") == null ? "firn" : arguments.get("catalog-name");
+    CatalogSettings settings =
+        new CatalogSettings(
+            name,
+            arguments.get("catalog-type"),
+            arguments.get("catalog-uri"),
+            arguments.get("warehouse"),
+            arguments.pairs("catalog-property"));
+    Catalog catalog = Catalogs.connect(settings);
+    Table table = Catalogs.load(catalog, arguments.require("table"));
+    Map<String, String> overrides = new LinkedHashMap<>(arguments.pairs("policy"));
+    OptimizingPolicy policy = OptimizingPolicy.DEFAULTS.withOverrides(overrides);
+    String type = arguments.get("type");
+    try {
+      return new Context(table, policy, type == null ? null : OptimizingType.parse(type));
+    } catch (IllegalArgumentException e) {
+      throw new Arguments.UsageException("option --type: " + e.getMessage());
+    }
+  }
+
+  static String usage() {
+    return String.join(
+        "\n",
+        "usage: firn plan|optimize --table NS.TABLE [catalog options] [options]",
+        "",
+        "  plan       print, per partition, what optimizing is due and why (changes nothing)",
+        "  optimize   run it in this JVM and commit",
+        "",
+        "catalog options:",
+        "  --catalog-uri URI          jdbc:sqlite:/path/catalog.db, jdbc:postgresql://host/db, http://rest",
+        "  --warehouse LOCATION       warehouse path (jdbc, hadoop)",
+        "  --catalog-type TYPE        jdbc | hadoop | rest (default: from the uri; hadoop without one)",
+        "  --catalog-property K=V     any Iceberg catalog property (repeatable), e.g. jdbc.user=...",
+        "options:",
+        "  --type minor|major|full    force a type (default: the policy's triggers decide)",
+        "  --threads N                rewrite threads (optimize; default: cores)",
+        "  --policy K=V               override a policy threshold (repeatable), e.g. target-size=256MiB;",
+        "                             keys: "
+            + String.join(", ", new java.util.TreeSet<>(OptimizingPolicy.KEYS)));
+  }
+}
