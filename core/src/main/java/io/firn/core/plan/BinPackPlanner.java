@@ -44,7 +44,8 @@ public final class BinPackPlanner implements Planner {
     Map<String, SharedCandidate> shared = new LinkedHashMap<>();
     int nextTaskId = 0;
     for (PartitionFiles partition : files.partitionFiles()) {
-      PartitionPlan plan = planPartition(partition, policy, history, now, requested, nextTaskId);
+      PartitionPlan plan =
+          planPartition(files, partition, policy, history, now, requested, nextTaskId);
       nextTaskId += plan.tasks().size();
       plans.add(plan);
       collectShared(files, partition, plan, shared);
@@ -66,6 +67,7 @@ public final class BinPackPlanner implements Planner {
   }
 
   private PartitionPlan planPartition(
+      TableFiles files,
       PartitionFiles partition,
       OptimizingPolicy policy,
       OptimizingHistory history,
@@ -116,7 +118,7 @@ public final class BinPackPlanner implements Planner {
     List<DataFileEntry> convert = new ArrayList<>();
     eval.select(type, rewrite, convert);
     List<RewriteTask> tasks = pack(partition.key(), type, rewrite, convert, policy, firstTaskId);
-    List<DeleteFile> removable = removableDeletes(partition, rewrite, convert);
+    List<DeleteFile> removable = removableDeletes(files, partition, rewrite, convert);
     if (tasks.isEmpty() && removable.isEmpty()) {
       return new PartitionPlan(
           partition,
@@ -252,7 +254,10 @@ public final class BinPackPlanner implements Planner {
    * and they apply to no other partition. Dangling deletes are added as they are.
    */
   private static List<DeleteFile> removableDeletes(
-      PartitionFiles partition, List<DataFileEntry> rewrite, List<DataFileEntry> convert) {
+      TableFiles files,
+      PartitionFiles partition,
+      List<DataFileEntry> rewrite,
+      List<DataFileEntry> convert) {
     Set<String> covered = new HashSet<>();
     rewrite.forEach(e -> covered.add(e.path()));
     convert.forEach(e -> covered.add(e.path()));
@@ -268,7 +273,8 @@ public final class BinPackPlanner implements Planner {
     List<DeleteFile> removable = new ArrayList<>();
     allCovered.forEach(
         (path, ok) -> {
-          if (ok) {
+          Set<PartitionKey> scope = files.deleteScopes().get(path);
+          if (ok && (scope == null || scope.size() <= 1)) {
             removable.add(byPath.get(path));
           }
         });

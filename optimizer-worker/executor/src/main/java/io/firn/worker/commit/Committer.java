@@ -6,8 +6,11 @@ import io.firn.core.plan.RewriteTask;
 import io.firn.core.table.DataFileEntry;
 import io.firn.core.table.PartitionKey;
 import io.firn.worker.executor.TaskResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +18,9 @@ import java.util.Set;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
@@ -99,9 +105,11 @@ public final class Committer {
     }
 
     Map<String, String> summary = summary(plan, partition.type().label(), processId);
-    List<DeleteFile> removedDeletes = partition.deletesToRemove();
     try {
       Snapshot before = refreshed(table);
+      // Iceberg drops delete files older than every live data file by itself on each commit (an
+      // earlier group may have done so); asking to remove one that is gone would fail.
+      List<DeleteFile> removedDeletes = stillLive(table, partition.deletesToRemove());
       Transaction transaction = table.newTransaction();
       if (!rewritten.isEmpty()) {
         RewriteFiles rewrite =
@@ -111,13 +119,18 @@ public final class Committer {
                 .dataSequenceNumber(plan.sequenceNumber());
         rewritten.forEach(rewrite::deleteFile);
         added.forEach(rewrite::addFile);
+        // Removed here, not in the row delta: this operation may drop them by sequence number.
+        removedDeletes.forEach(rewrite::deleteFile);
         summary.forEach(rewrite::set);
         rewrite.commit();
       }
-      if (!addedDeletes.isEmpty() || !removedDeletes.isEmpty()) {
+      boolean removeInDelta = rewritten.isEmpty() && !removedDeletes.isEmpty();
+      if (!addedDeletes.isEmpty() || removeInDelta) {
         RowDelta delta = transaction.newRowDelta().validateFromSnapshot(plan.snapshotId());
         addedDeletes.forEach(delta::addDeletes);
-        removedDeletes.forEach(delta::removeDeletes);
+        if (removeInDelta) {
+          removedDeletes.forEach(delta::removeDeletes);
+        }
         if (!converted.isEmpty()) {
           delta.validateDataFilesExist(converted).validateDeletedFiles();
         }
@@ -181,17 +194,21 @@ public final class Committer {
    */
   public CommitOutcome commitShared(
       Table table, OptimizingPlan plan, Set<PartitionKey> committed, String processId) {
-    List<DeleteFile> removable = new ArrayList<>();
+    List<DeleteFile> candidates = new ArrayList<>();
     for (OptimizingPlan.SharedDelete shared : plan.sharedDeletesToRemove()) {
       if (committed.containsAll(shared.requires())) {
-        removable.add(shared.file());
+        candidates.add(shared.file());
       }
     }
-    if (removable.isEmpty()) {
+    if (candidates.isEmpty()) {
       return null;
     }
     try {
       Snapshot before = refreshed(table);
+      List<DeleteFile> removable = stillLive(table, candidates);
+      if (removable.isEmpty()) {
+        return null;
+      }
       RowDelta delta = table.newRowDelta().validateFromSnapshot(plan.snapshotId());
       removable.forEach(delta::removeDeletes);
       summary(plan, plan.type().label(), processId).forEach(delta::set);
@@ -237,6 +254,25 @@ public final class Committer {
         }
       }
     }
+  }
+
+  /** The given delete files that the current snapshot still has. */
+  private static List<DeleteFile> stillLive(Table table, List<DeleteFile> deletes) {
+    if (deletes.isEmpty() || table.currentSnapshot() == null) {
+      return deletes;
+    }
+    Set<String> live = new HashSet<>();
+    for (ManifestFile manifest : table.currentSnapshot().deleteManifests(table.io())) {
+      try (ManifestReader<DeleteFile> reader =
+          ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
+        for (DeleteFile delete : reader) {
+          live.add(delete.location());
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read delete manifest " + manifest.path(), e);
+      }
+    }
+    return deletes.stream().filter(d -> live.contains(d.location())).toList();
   }
 
   private static Map<String, String> summary(OptimizingPlan plan, String type, String processId) {

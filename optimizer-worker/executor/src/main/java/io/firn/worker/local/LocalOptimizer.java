@@ -8,6 +8,7 @@ import io.firn.core.plan.PartitionPlan;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.policy.Sizes;
+import io.firn.core.table.PartitionKey;
 import io.firn.core.table.TableFiles;
 import io.firn.core.table.TableScanner;
 import io.firn.worker.commit.CommitOutcome;
@@ -74,11 +75,22 @@ public final class LocalOptimizer {
   public OptimizeReport optimize(Table table, OptimizingType requested, Instant now) {
     long started = System.nanoTime();
     OptimizingPlan plan = plan(table, requested, now);
-    List<RewriteTask> tasks = plan.tasks();
-    String processId = RewriteExecutor.newOperationId();
     if (!plan.hasWork()) {
       return new OptimizeReport(plan, List.of(), List.of(), System.nanoTime() - started);
     }
+    String processId = RewriteExecutor.newOperationId();
+    List<TaskResult> results = runTasks(table, plan, processId);
+    List<CommitOutcome> outcomes = commit(table, plan, results, processId);
+    return new OptimizeReport(plan, results, outcomes, System.nanoTime() - started);
+  }
+
+  /**
+   * Runs every task of a plan on this optimizer's threads. Commits nothing.
+   *
+   * @throws TaskFailedException when a task failed; the outputs of all tasks were deleted
+   */
+  public List<TaskResult> runTasks(Table table, OptimizingPlan plan, String processId) {
+    List<RewriteTask> tasks = plan.tasks();
     progress.accept(
         String.format(
             Locale.ROOT,
@@ -92,12 +104,15 @@ public final class LocalOptimizer {
                 plan.duePartitions().stream().mapToLong(PartitionPlan::rewriteBytes).sum()),
             plan.duePartitions().stream().mapToLong(PartitionPlan::convertFiles).sum(),
             plan.snapshotId()));
+    return runTasks(table, tasks, processId);
+  }
 
-    List<TaskResult> results = runTasks(table, tasks, processId);
-
+  /** Commits each due partition as its own group, then the deletes spanning partitions. */
+  public List<CommitOutcome> commit(
+      Table table, OptimizingPlan plan, List<TaskResult> results, String processId) {
     Committer committer = new Committer();
     List<CommitOutcome> outcomes = new ArrayList<>();
-    Set<io.firn.core.table.PartitionKey> committed = new HashSet<>();
+    Set<PartitionKey> committed = new HashSet<>();
     for (PartitionPlan partition : plan.duePartitions()) {
       Set<Integer> ids = new HashSet<>();
       partition.tasks().forEach(t -> ids.add(t.id()));
@@ -126,7 +141,7 @@ public final class LocalOptimizer {
               shared.result().label(),
               shared.message()));
     }
-    return new OptimizeReport(plan, results, outcomes, System.nanoTime() - started);
+    return outcomes;
   }
 
   private List<TaskResult> runTasks(Table table, List<RewriteTask> tasks, String processId) {
