@@ -26,6 +26,7 @@ import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
+import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -54,6 +55,9 @@ public final class Committer {
 
   public static final String OPTIMIZING_TYPE = "firn.optimizing-type";
   public static final String PLANNING_SNAPSHOT = "firn.planning-snapshot-id";
+
+  /** Attempts per group when Iceberg's own retries lose the metadata swap. */
+  private static final int COMMIT_ATTEMPTS = 5;
 
   /**
    * Commits one partition's results. Never throws for conflicts or failures: the outcome says what
@@ -110,34 +114,30 @@ public final class Committer {
       // Iceberg drops delete files older than every live data file by itself on each commit (an
       // earlier group may have done so); asking to remove one that is gone would fail.
       List<DeleteFile> removedDeletes = stillLive(table, partition.deletesToRemove());
-      Transaction transaction = table.newTransaction();
-      if (!rewritten.isEmpty()) {
-        RewriteFiles rewrite =
-            transaction
-                .newRewrite()
-                .validateFromSnapshot(plan.snapshotId())
-                .dataSequenceNumber(plan.sequenceNumber());
-        rewritten.forEach(rewrite::deleteFile);
-        added.forEach(rewrite::addFile);
-        // Removed here, not in the row delta: this operation may drop them by sequence number.
-        removedDeletes.forEach(rewrite::deleteFile);
-        summary.forEach(rewrite::set);
-        rewrite.commit();
-      }
-      boolean removeInDelta = rewritten.isEmpty() && !removedDeletes.isEmpty();
-      if (!addedDeletes.isEmpty() || removeInDelta) {
-        RowDelta delta = transaction.newRowDelta().validateFromSnapshot(plan.snapshotId());
-        addedDeletes.forEach(delta::addDeletes);
-        if (removeInDelta) {
-          removedDeletes.forEach(delta::removeDeletes);
+      Transaction transaction = null;
+      for (int attempt = 1; ; attempt++) {
+        try {
+          transaction =
+              transaction(
+                  table, plan, rewritten, added, removedDeletes, addedDeletes, converted, summary);
+          transaction.commitTransaction();
+          break;
+        } catch (CommitFailedException e) {
+          // Lost the metadata swap to a writer more often than Iceberg's own retries allow; the
+          // next attempt re-validates against the new state, so retrying is safe.
+          if (attempt >= COMMIT_ATTEMPTS) {
+            throw e;
+          }
+          LOG.info(
+              "{} partition {}: commit attempt {} lost the race to a concurrent commit, retrying",
+              table.name(),
+              key,
+              attempt);
+          backoff(attempt);
+          table.refresh();
+          removedDeletes = stillLive(table, partition.deletesToRemove());
         }
-        if (!converted.isEmpty()) {
-          delta.validateDataFilesExist(converted).validateDeletedFiles();
-        }
-        summary.forEach(delta::set);
-        delta.commit();
       }
-      transaction.commitTransaction();
       long snapshotId = transaction.table().currentSnapshot().snapshotId();
       checkAncestry(table, plan.snapshotId(), before, snapshotId, key);
       String message =
@@ -166,6 +166,16 @@ public final class Committer {
           "conflict with a concurrent commit: "
               + e.getMessage()
               + "; partition left unchanged, it will be planned again from a fresh snapshot";
+      LOG.warn("{} partition {}: {}", table.name(), key, message);
+      return CommitOutcome.notCommitted(key, CommitOutcome.Result.CONFLICT, message);
+    } catch (CommitFailedException e) {
+      deleteOutputs(table, results);
+      String message =
+          "lost the commit race to concurrent writers "
+              + COMMIT_ATTEMPTS
+              + " times ("
+              + e.getMessage()
+              + "); partition left unchanged, it will be planned again";
       LOG.warn("{} partition {}: {}", table.name(), key, message);
       return CommitOutcome.notCommitted(key, CommitOutcome.Result.CONFLICT, message);
     } catch (CommitStateUnknownException e) {
@@ -253,6 +263,54 @@ public final class Committer {
           LOG.warn("cannot delete uncommitted output {}: {}", file.location(), e.toString());
         }
       }
+    }
+  }
+
+  private static Transaction transaction(
+      Table table,
+      OptimizingPlan plan,
+      List<DataFile> rewritten,
+      List<DataFile> added,
+      List<DeleteFile> removedDeletes,
+      List<DeleteFile> addedDeletes,
+      List<String> converted,
+      Map<String, String> summary) {
+    Transaction transaction = table.newTransaction();
+    if (!rewritten.isEmpty()) {
+      RewriteFiles rewrite =
+          transaction
+              .newRewrite()
+              .validateFromSnapshot(plan.snapshotId())
+              .dataSequenceNumber(plan.sequenceNumber());
+      rewritten.forEach(rewrite::deleteFile);
+      added.forEach(rewrite::addFile);
+      // Removed here, not in the row delta: this operation may drop them by sequence number.
+      removedDeletes.forEach(rewrite::deleteFile);
+      summary.forEach(rewrite::set);
+      rewrite.commit();
+    }
+    boolean removeInDelta = rewritten.isEmpty() && !removedDeletes.isEmpty();
+    if (!addedDeletes.isEmpty() || removeInDelta) {
+      RowDelta delta = transaction.newRowDelta().validateFromSnapshot(plan.snapshotId());
+      addedDeletes.forEach(delta::addDeletes);
+      if (removeInDelta) {
+        removedDeletes.forEach(delta::removeDeletes);
+      }
+      if (!converted.isEmpty()) {
+        delta.validateDataFilesExist(converted).validateDeletedFiles();
+      }
+      summary.forEach(delta::set);
+      delta.commit();
+    }
+    return transaction;
+  }
+
+  private static void backoff(int attempt) {
+    try {
+      Thread.sleep(Math.min(2_000L, 100L << attempt) + (long) (Math.random() * 100));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while retrying a commit", e);
     }
   }
 

@@ -1,0 +1,171 @@
+package io.firn.worker.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.firn.core.plan.OptimizingPlan;
+import io.firn.core.plan.OptimizingType;
+import io.firn.core.plan.PartitionPlan;
+import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.table.DataFileEntry;
+import io.firn.testkit.CdcTableGenerator;
+import io.firn.testkit.CdcTableSpec;
+import io.firn.testkit.CdcWriter;
+import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.RowSets;
+import io.firn.worker.commit.CommitOutcome;
+import io.firn.worker.executor.RewriteExecutor;
+import io.firn.worker.executor.TaskResult;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Optimizing commits next to a live upserting writer (DESIGN.md §4.1). */
+class ConcurrentWriterTest {
+  private static final OptimizingPolicy POLICY =
+      OptimizingPolicy.DEFAULTS.withOverrides(Map.of("target-size", "64KiB"));
+
+  @TempDir Path warehouse;
+
+  @Test
+  void everyOptimizingCommitSucceedsOrFailsCleanlyWhileAWriterKeepsUpserting() throws Exception {
+    HadoopCatalog catalog = Tables.hadoopCatalog(warehouse);
+    TableIdentifier id = TableIdentifier.of("db", "live");
+    GeneratedTable generated = CdcTableGenerator.generate(catalog, id, CdcTableSpec.small(4));
+    CdcWriter writer = generated.writer();
+    Table table = catalog.loadTable(id);
+
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicReference<Throwable> writerError = new AtomicReference<>();
+    Thread upserts =
+        new Thread(
+            () -> {
+              try {
+                while (!stop.get()) {
+                  writer.commit(120, 4);
+                  // A streaming writer commits once per checkpoint (seconds); 5 per second is
+                  // harsh.
+                  Thread.sleep(200);
+                }
+              } catch (Throwable t) {
+                writerError.set(t);
+              }
+            },
+            "upserting-writer");
+    upserts.start();
+
+    List<CommitOutcome> outcomes = new ArrayList<>();
+    LocalOptimizer optimizer = new LocalOptimizer(POLICY, 2, line -> {});
+    long writerCommitsBefore = writer.commits();
+    try {
+      for (OptimizingType type :
+          List.of(
+              OptimizingType.MINOR,
+              OptimizingType.MAJOR,
+              OptimizingType.FULL,
+              OptimizingType.MINOR)) {
+        table.refresh();
+        outcomes.addAll(optimizer.optimize(table, type, Instant.now()).outcomes());
+      }
+    } finally {
+      stop.set(true);
+      upserts.join();
+    }
+    assertThat(writerError.get()).isNull();
+    assertThat(writer.commits())
+        .as("the writer kept committing")
+        .isGreaterThan(writerCommitsBefore);
+    assertThat(outcomes)
+        .allSatisfy(
+            o ->
+                assertThat(o.result())
+                    .isIn(CommitOutcome.Result.COMMITTED, CommitOutcome.Result.CONFLICT));
+    assertThat(outcomes).anyMatch(CommitOutcome::committed);
+
+    table.refresh();
+    assertThat(RowSets.read(table))
+        .isEqualTo(RowSets.of(writer.expected().values(), table.schema()));
+  }
+
+  @Test
+  void aConcurrentPartitionScopedPositionDeleteFailsThatGroupAndALaterRunSucceeds()
+      throws Exception {
+    HadoopCatalog catalog = Tables.hadoopCatalog(warehouse);
+    TableIdentifier id = TableIdentifier.of("db", "conflict");
+    CdcTableSpec spec = new CdcTableSpec(3_000, 12, 0.05, 0.01, 0.02, 2, 7L, false, false);
+    CdcTableGenerator.generate(catalog, id, spec);
+    Table table = catalog.loadTable(id);
+    long snapshotBefore = table.currentSnapshot().snapshotId();
+
+    LocalOptimizer optimizer = new LocalOptimizer(POLICY, 2, line -> {});
+    OptimizingPlan plan = optimizer.plan(table, OptimizingType.FULL, Instant.now());
+    String processId = RewriteExecutor.newOperationId();
+    List<TaskResult> results = optimizer.runTasks(table, plan, processId);
+
+    // Meanwhile, another engine deletes two rows with one partition-scoped position-delete file
+    // (it names two data files, like Spark merge-on-read with partition granularity).
+    PartitionPlan victim = plan.duePartitions().get(0);
+    List<DataFileEntry> targets = victim.files().dataFiles().subList(0, 2);
+    DeleteFile scoped = writePartitionScopedDelete(table, victim, targets);
+    table.newRowDelta().addDeletes(scoped).commit();
+    Map<String, Long> expected = RowSets.read(table);
+    assertThat(expected.values().stream().mapToLong(Long::longValue).sum())
+        .isEqualTo(RowSets.read(table).values().stream().mapToLong(Long::longValue).sum());
+
+    List<CommitOutcome> outcomes = optimizer.commit(table, plan, results, processId);
+
+    CommitOutcome failed =
+        outcomes.stream().filter(o -> victim.key().equals(o.partition())).findFirst().orElseThrow();
+    assertThat(failed.result()).isEqualTo(CommitOutcome.Result.CONFLICT);
+    assertThat(failed.message())
+        .contains("found new position delete for replaced data file")
+        .contains("partition left unchanged");
+    table.refresh();
+    assertThat(RowSets.read(table)).isEqualTo(expected);
+    assertThat(table.currentSnapshot().snapshotId()).isNotEqualTo(snapshotBefore);
+
+    OptimizeReport again = optimizer.optimize(table, OptimizingType.FULL, Instant.now());
+    assertThat(again.outcomes()).isNotEmpty().allMatch(CommitOutcome::committed);
+    table.refresh();
+    assertThat(RowSets.read(table)).isEqualTo(expected);
+    assertThat(Tables.totalDeleteFiles(table)).isZero();
+  }
+
+  private static DeleteFile writePartitionScopedDelete(
+      Table table, PartitionPlan partition, List<DataFileEntry> targets) throws Exception {
+    PartitionSpec spec = table.specs().get(partition.key().specId());
+    GenericFileWriterFactory writers =
+        new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build();
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, 99, 99).format(FileFormat.PARQUET).build();
+    PositionDeleteWriter<Record> writer =
+        writers.newPositionDeleteWriter(
+            files.newOutputFile(spec, partition.files().partition()),
+            spec,
+            partition.files().partition());
+    List<String> paths = targets.stream().map(DataFileEntry::path).sorted().toList();
+    try (writer) {
+      PositionDelete<Record> delete = PositionDelete.create();
+      for (String path : paths) {
+        writer.write(delete.set(path, 0L));
+      }
+    }
+    return writer.toDeleteFile();
+  }
+}
