@@ -259,7 +259,7 @@ public final class SparkBaseline {
         row.isNullAt(1) ? 0 : row.getLong(1));
   }
 
-  private static Table loadTable(SparkSession spark, String name) {
+  static Table loadTable(SparkSession spark, String name) {
     try {
       return Spark3Util.loadIcebergTable(spark, name);
     } catch (org.apache.spark.sql.catalyst.parser.ParseException

@@ -105,6 +105,9 @@ public final class FirnCli {
   private int optimize(Arguments arguments) {
     Context context = context(arguments);
     int threads = arguments.intValue("threads", Runtime.getRuntime().availableProcessors());
+    if (threads < 1) {
+      throw new Arguments.UsageException("option --threads = '" + threads + "' must be at least 1");
+    }
     LocalOptimizer optimizer = new LocalOptimizer(context.policy, threads, out::println);
     OptimizeReport report = optimizer.optimize(context.table, context.type, Instant.now());
     if (!report.plan().hasWork()) {
