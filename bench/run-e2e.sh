@@ -55,7 +55,7 @@ done
 catalog() { echo --catalog-uri "jdbc:sqlite:$WORK/$1/catalog.db" --warehouse "$WORK/$1/warehouse" --table bench.cdc; }
 
 echo "== plain Parquet copy (the cost floor of any rewrite)" >&2
-java -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy $(catalog firn) --out "$R/plain.json"
+java -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy $(catalog firn) --threads "$THREADS" --out "$R/plain.json"
 
 echo "== Spark scan of Firn's table, before" >&2
 java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkScan $(catalog firn) --threads "$THREADS" --out "$R/firn-before.json"

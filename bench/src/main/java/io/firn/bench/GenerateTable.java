@@ -33,7 +33,7 @@ public final class GenerateTable {
                     "jdbc",
                     "jdbc:sqlite:" + catalogFile,
                     warehouse,
-                    Map.of("jdbc.schema-version", "V1"))
+                    Map.of("jdbc.schema-version", "V1", "io-impl", "io.firn.core.io.LocalFileIO"))
                 .icebergProperties(),
             new Configuration());
     CdcTableSpec spec =

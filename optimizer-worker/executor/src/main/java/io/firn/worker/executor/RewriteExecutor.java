@@ -1,5 +1,6 @@
 package io.firn.worker.executor;
 
+import io.firn.core.io.DataFileIO;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.table.DataFileEntry;
 import java.io.IOException;
@@ -52,7 +53,7 @@ public final class RewriteExecutor {
    */
   public TaskResult execute(Table table, RewriteTask task, String operationId) {
     long started = System.nanoTime();
-    FileIO io = table.io();
+    FileIO io = DataFileIO.of(table.io());
     Schema schema = table.schema();
     List<DataFileEntry> all = new ArrayList<>(task.rewrite());
     all.addAll(task.convert());
@@ -117,7 +118,7 @@ public final class RewriteExecutor {
       TaskDeletes deletes,
       Output output,
       List<ContentFile<?>> written) {
-    FileIO io = table.io();
+    FileIO io = DataFileIO.of(table.io());
     Schema schema = table.schema();
     DataFileEntry first = task.rewrite().get(0);
     PartitionSpec spec = table.specs().get(first.file().specId());
@@ -131,6 +132,7 @@ public final class RewriteExecutor {
         OutputFileFactory.builderFor(table, task.id(), 0)
             .format(dataFormat(table))
             .operationId(operationId)
+            .ioSupplier(() -> io)
             .build();
     List<Keys> keys = new ArrayList<>();
     for (TaskDeletes.EqualitySet set : deletes.equality()) {
@@ -208,7 +210,7 @@ public final class RewriteExecutor {
       TaskDeletes deletes,
       Output output,
       List<ContentFile<?>> written) {
-    FileIO io = table.io();
+    FileIO io = DataFileIO.of(table.io());
     Schema schema = table.schema();
     Set<Integer> keyIds = new HashSet<>();
     deletes.equality().forEach(s -> keyIds.addAll(s.fieldIds));
@@ -227,6 +229,7 @@ public final class RewriteExecutor {
             .format(dataFormat(table))
             .operationId(operationId)
             .suffix("pos-deletes")
+            .ioSupplier(() -> io)
             .build();
     for (DataFileEntry entry : task.convert()) {
       long[] existing = deletes.positions(entry.path());

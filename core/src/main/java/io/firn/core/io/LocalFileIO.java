@@ -1,0 +1,254 @@
+package io.firn.core.io;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.PositionOutputStream;
+import org.apache.iceberg.io.SeekableInputStream;
+
+/**
+ * A {@link FileIO} for local files ({@code file:} URIs and absolute paths) through {@code
+ * java.nio}. Iceberg ships none: its {@code HadoopFileIO} forks a {@code chmod} process per created
+ * file when Hadoop's native library is absent and copies the Hadoop configuration on every open
+ * (DESIGN.md §9). Usable as a catalog's {@code io-impl}. Thread-safe.
+ */
+public class LocalFileIO implements FileIO {
+  private static final long serialVersionUID = 1L;
+
+  public LocalFileIO() {}
+
+  /** Whether a location is a local file this class can serve. */
+  public static boolean isLocal(String location) {
+    return location.startsWith("file:") || location.startsWith("/");
+  }
+
+  static Path path(String location) {
+    if (location.startsWith("file:")) {
+      // file:/a/b, file:///a/b
+      return Path.of(URI.create(location.replace(" ", "%20")));
+    }
+    return Path.of(location);
+  }
+
+  @Override
+  public InputFile newInputFile(String location) {
+    return new LocalInputFile(location, -1);
+  }
+
+  @Override
+  public InputFile newInputFile(String location, long length) {
+    return new LocalInputFile(location, length);
+  }
+
+  @Override
+  public OutputFile newOutputFile(String location) {
+    return new LocalOutputFile(location);
+  }
+
+  @Override
+  public void deleteFile(String location) {
+    try {
+      Files.deleteIfExists(path(location));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + location, e);
+    }
+  }
+
+  @Override
+  public void initialize(Map<String, String> properties) {}
+
+  private static final class LocalInputFile implements InputFile {
+    private final String location;
+    private long length;
+
+    LocalInputFile(String location, long length) {
+      this.location = location;
+      this.length = length;
+    }
+
+    @Override
+    public long getLength() {
+      if (length < 0) {
+        try {
+          length = Files.size(path(location));
+        } catch (NoSuchFileException e) {
+          throw new NotFoundException(e, "file does not exist: %s", location);
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot read the size of " + location, e);
+        }
+      }
+      return length;
+    }
+
+    @Override
+    public SeekableInputStream newStream() {
+      try {
+        return new ChannelInputStream(FileChannel.open(path(location), StandardOpenOption.READ));
+      } catch (NoSuchFileException e) {
+        throw new NotFoundException(e, "file does not exist: %s", location);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot open " + location, e);
+      }
+    }
+
+    @Override
+    public String location() {
+      return location;
+    }
+
+    @Override
+    public boolean exists() {
+      return Files.exists(path(location));
+    }
+  }
+
+  private static final class ChannelInputStream extends SeekableInputStream {
+    private final FileChannel channel;
+    private final ByteBuffer one = ByteBuffer.allocate(1);
+
+    ChannelInputStream(FileChannel channel) {
+      this.channel = channel;
+    }
+
+    @Override
+    public long getPos() throws IOException {
+      return channel.position();
+    }
+
+    @Override
+    public void seek(long newPos) throws IOException {
+      channel.position(newPos);
+    }
+
+    @Override
+    public int read() throws IOException {
+      one.clear();
+      int n = channel.read(one);
+      return n <= 0 ? -1 : one.get(0) & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (len == 0) {
+        return 0;
+      }
+      return channel.read(ByteBuffer.wrap(b, off, len));
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      long target = Math.min(channel.size(), channel.position() + Math.max(0, n));
+      long skipped = target - channel.position();
+      channel.position(target);
+      return skipped;
+    }
+
+    @Override
+    public int available() throws IOException {
+      return (int) Math.min(Integer.MAX_VALUE, channel.size() - channel.position());
+    }
+
+    @Override
+    public void close() throws IOException {
+      channel.close();
+    }
+  }
+
+  private static final class LocalOutputFile implements OutputFile {
+    private final String location;
+
+    LocalOutputFile(String location) {
+      this.location = location;
+    }
+
+    @Override
+    public PositionOutputStream create() {
+      return open(false);
+    }
+
+    @Override
+    public PositionOutputStream createOrOverwrite() {
+      return open(true);
+    }
+
+    private PositionOutputStream open(boolean overwrite) {
+      Path path = path(location);
+      try {
+        Path parent = path.getParent();
+        if (parent != null) {
+          Files.createDirectories(parent);
+        }
+        OutputStream out =
+            overwrite
+                ? Files.newOutputStream(path)
+                : Files.newOutputStream(
+                    path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        return new CountingOutputStream(new java.io.BufferedOutputStream(out, 1 << 16));
+      } catch (FileAlreadyExistsException e) {
+        throw new AlreadyExistsException(e, "file already exists: %s", location);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create " + location, e);
+      }
+    }
+
+    @Override
+    public String location() {
+      return location;
+    }
+
+    @Override
+    public InputFile toInputFile() {
+      return new LocalInputFile(location, -1);
+    }
+  }
+
+  private static final class CountingOutputStream extends PositionOutputStream {
+    private final OutputStream out;
+    private long pos;
+
+    CountingOutputStream(OutputStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public long getPos() {
+      return pos;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      out.write(b);
+      pos++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+      pos += len;
+    }
+
+    @Override
+    public void flush() throws IOException {
+      out.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+      out.close();
+    }
+  }
+}

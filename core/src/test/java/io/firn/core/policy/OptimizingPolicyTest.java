@@ -1,0 +1,61 @@
+package io.firn.core.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class OptimizingPolicyTest {
+
+  @Test
+  void defaultsAreAmoros() {
+    OptimizingPolicy p = OptimizingPolicy.DEFAULTS;
+    assertThat(p.targetSize()).isEqualTo(128L << 20);
+    assertThat(p.fragmentSize()).isEqualTo(16L << 20);
+    assertThat(p.minTargetSize()).isEqualTo(96L << 20);
+    assertThat(p.minorTriggerFileCount()).isEqualTo(12);
+    assertThat(p.minorTriggerInterval()).isEqualTo(Duration.ofHours(1));
+    assertThat(p.duplicateRatio()).isEqualTo(0.1);
+    assertThat(p.fullByInterval()).isFalse();
+  }
+
+  @Test
+  void overridesParseSizesAndDurationsAndTheTaskSizeFollowsTheTarget() {
+    OptimizingPolicy p =
+        OptimizingPolicy.DEFAULTS.withOverrides(
+            Map.of(
+                "target-size",
+                "256MiB",
+                "minor.trigger.interval",
+                "30m",
+                "full.trigger.interval",
+                "1d"));
+    assertThat(p.targetSize()).isEqualTo(256L << 20);
+    assertThat(p.taskCapacity()).isEqualTo(256L << 20);
+    assertThat(p.minorTriggerInterval()).isEqualTo(Duration.ofMinutes(30));
+    assertThat(p.fullTriggerInterval()).isEqualTo(Duration.ofDays(1));
+  }
+
+  @Test
+  void unknownKeysAreRejectedWithTheKnownOnes() {
+    assertThatThrownBy(() -> OptimizingPolicy.DEFAULTS.withOverrides(Map.of("target-sise", "1")))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageStartingWith("unknown policy key(s) [target-sise]; known keys are [")
+        .hasMessageContaining("target-size");
+  }
+
+  @Test
+  void badValuesNameKeyValueAndRule() {
+    assertThatThrownBy(() -> OptimizingPolicy.DEFAULTS.withOverrides(Map.of("target-size", "big")))
+        .hasMessage(
+            "policy key 'target-size' = 'big': must be a size in bytes, optionally with a unit"
+                + " (e.g. 134217728, 128MiB, 1GB)");
+    assertThatThrownBy(
+            () ->
+                OptimizingPolicy.DEFAULTS.withOverrides(
+                    Map.of("major.trigger.duplicate-ratio", "1.5")))
+        .hasMessage("policy key 'major.trigger.duplicate-ratio' = 1.5: must be in (0, 1]");
+  }
+}
