@@ -32,6 +32,19 @@ final class BenchArgs {
     return values.containsKey(key) ? Long.parseLong(values.get(key)) : fallback;
   }
 
+  /** Loads {@code --table} from the JDBC catalog at {@code --catalog-uri} / {@code --warehouse}. */
+  org.apache.iceberg.Table loadTable() {
+    io.firn.core.catalog.CatalogSettings settings =
+        new io.firn.core.catalog.CatalogSettings(
+            "bench",
+            "jdbc",
+            get("catalog-uri"),
+            get("warehouse"),
+            Map.of("jdbc.schema-version", "V1"));
+    return io.firn.core.catalog.Catalogs.load(
+        io.firn.core.catalog.Catalogs.connect(settings), get("table"));
+  }
+
   double getDouble(String key, double fallback) {
     return values.containsKey(key) ? Double.parseDouble(values.get(key)) : fallback;
   }

@@ -2,8 +2,6 @@ package io.firn.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.firn.core.catalog.CatalogSettings;
-import io.firn.core.catalog.Catalogs;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.worker.commit.CommitOutcome;
@@ -27,14 +25,7 @@ public final class FirnOptimize {
 
   public static void main(String[] args) throws Exception {
     BenchArgs a = new BenchArgs(args);
-    CatalogSettings settings =
-        new CatalogSettings(
-            "bench",
-            "jdbc",
-            a.get("catalog-uri"),
-            a.get("warehouse"),
-            Map.of("jdbc.schema-version", "V1"));
-    Table table = Catalogs.load(Catalogs.connect(settings), a.get("table"));
+    Table table = a.loadTable();
     OptimizingType type = OptimizingType.parse(a.get("type", "full"));
     int threads = (int) a.getLong("threads", Runtime.getRuntime().availableProcessors());
     OptimizingPolicy policy = OptimizingPolicy.DEFAULTS;
@@ -50,6 +41,8 @@ public final class FirnOptimize {
     json.put("type", type.label());
     json.put("threads", threads);
     json.put("totalSeconds", seconds);
+    json.put("planSeconds", report.planNanos() / 1e9);
+    json.put("commitSeconds", report.commitNanos() / 1e9);
     json.put("tasks", report.results().size());
     json.put("rowsRead", report.rowsRead());
     json.put("rowsWritten", report.rowsWritten());

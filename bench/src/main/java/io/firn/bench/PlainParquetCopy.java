@@ -2,8 +2,6 @@ package io.firn.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.firn.core.catalog.CatalogSettings;
-import io.firn.core.catalog.Catalogs;
 import io.firn.core.io.DataFileIO;
 import java.io.File;
 import java.util.ArrayList;
@@ -39,14 +37,7 @@ public final class PlainParquetCopy {
 
   public static void main(String[] args) throws Exception {
     BenchArgs a = new BenchArgs(args);
-    CatalogSettings settings =
-        new CatalogSettings(
-            "bench",
-            "jdbc",
-            a.get("catalog-uri"),
-            a.get("warehouse"),
-            Map.of("jdbc.schema-version", "V1"));
-    Table table = Catalogs.load(Catalogs.connect(settings), a.get("table"));
+    Table table = a.loadTable();
     PartitionSpec spec = PartitionSpec.unpartitioned();
     GenericFileWriterFactory writers =
         new GenericFileWriterFactory.Builder(table)

@@ -63,7 +63,7 @@ public final class BinPackPlanner implements Planner {
       }
     }
     return new OptimizingPlan(
-        files.table(), files.snapshotId(), files.sequenceNumber(), plans, sharedDeletes);
+        files.table(), files.snapshotId(), files.sequenceNumber(), plans, sharedDeletes, null);
   }
 
   private PartitionPlan planPartition(

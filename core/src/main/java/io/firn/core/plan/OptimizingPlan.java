@@ -20,10 +20,17 @@ public record OptimizingPlan(
     long snapshotId,
     long sequenceNumber,
     List<PartitionPlan> partitions,
-    List<SharedDelete> sharedDeletesToRemove) {
+    List<SharedDelete> sharedDeletesToRemove,
+    String note) {
 
   /** A delete file spanning partitions, removable once all of {@code requires} committed. */
   public record SharedDelete(DeleteFile file, Set<PartitionKey> requires) {}
+
+  /** A plan that read nothing because cheap signals showed nothing to do. */
+  public static OptimizingPlan skipped(
+      String table, long snapshotId, long sequenceNumber, String note) {
+    return new OptimizingPlan(table, snapshotId, sequenceNumber, List.of(), List.of(), note);
+  }
 
   public OptimizingPlan {
     partitions = List.copyOf(partitions);

@@ -138,6 +138,15 @@ public final class FirnCli {
   }
 
   private void printPlan(OptimizingPlan plan, OptimizingPolicy policy) {
+    if (plan.note() != null) {
+      out.printf(
+          Locale.ROOT,
+          "table %s at snapshot %d: nothing to do: %s%n",
+          plan.table(),
+          plan.snapshotId(),
+          plan.note());
+      return;
+    }
     PartitionStatistics total = PartitionStatistics.EMPTY;
     for (PartitionPlan p : plan.partitions()) {
       total = total.plus(p.statistics());

@@ -1,6 +1,7 @@
 package io.firn.worker.commit;
 
 import io.firn.core.plan.OptimizingPlan;
+import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.table.DataFileEntry;
@@ -59,109 +60,164 @@ public final class Committer {
   /** Attempts per group when Iceberg's own retries lose the metadata swap. */
   private static final int COMMIT_ATTEMPTS = 5;
 
+  private static final String MISSING_FILES = "Missing required files to delete";
+
+  /** One partition's results, ready to commit. */
+  private record Group(
+      PartitionPlan partition,
+      List<TaskResult> results,
+      List<DataFile> rewritten,
+      List<String> converted,
+      List<DataFile> added,
+      List<DeleteFile> addedDeletes,
+      long rowsWritten,
+      long rowsDeleted) {}
+
   /**
-   * Commits one partition's results. Never throws for conflicts or failures: the outcome says what
-   * happened; output files are deleted unless the commit state is unknown.
+   * Commits several partitions' results: first all in one transaction (each manifest is rewritten
+   * once), and when that conflicts, each partition as its own group, so a conflict fails only the
+   * partition it concerns. Never throws for conflicts or failures: one outcome per partition says
+   * what happened; output files are deleted unless the commit state is unknown.
    */
+  public List<CommitOutcome> commitPartitions(
+      Table table,
+      OptimizingPlan plan,
+      List<PartitionPlan> partitions,
+      List<TaskResult> results,
+      String processId) {
+    Map<Integer, TaskResult> byTask = new LinkedHashMap<>();
+    results.forEach(r -> byTask.put(r.taskId(), r));
+    List<CommitOutcome> outcomes = new ArrayList<>();
+    List<Group> ready = new ArrayList<>();
+    for (PartitionPlan partition : partitions) {
+      List<TaskResult> own = new ArrayList<>();
+      partition
+          .tasks()
+          .forEach(
+              t -> {
+                TaskResult result = byTask.get(t.id());
+                if (result != null) {
+                  own.add(result);
+                }
+              });
+      if (own.size() != partition.tasks().size()) {
+        deleteOutputs(table, own);
+        outcomes.add(
+            CommitOutcome.notCommitted(
+                partition.key(),
+                CommitOutcome.Result.FAILED,
+                "a task of this partition has no result; nothing committed"));
+        continue;
+      }
+      Group group = collect(partition, own);
+      String problem = rowCheck(group);
+      if (problem != null) {
+        deleteOutputs(table, own);
+        String message =
+            "row check failed for "
+                + table.name()
+                + " partition "
+                + partition.key()
+                + ": "
+                + problem;
+        LOG.error(message);
+        outcomes.add(
+            CommitOutcome.notCommitted(
+                partition.key(), CommitOutcome.Result.INTEGRITY_FAILED, message));
+        continue;
+      }
+      ready.add(group);
+    }
+    if (ready.size() > 1) {
+      try {
+        outcomes.addAll(commitGroups(table, plan, ready, processId));
+        return outcomes;
+      } catch (ValidationException | CommitFailedException e) {
+        LOG.info(
+            "{}: the combined commit of {} partitions conflicted ({}); committing each partition on"
+                + " its own",
+            table.name(),
+            ready.size(),
+            e.getMessage());
+      } catch (CommitStateUnknownException e) {
+        for (Group group : ready) {
+          outcomes.add(unknown(table, group.partition().key(), e));
+        }
+        return outcomes;
+      } catch (IntegrityCheckFailedException e) {
+        LOG.error(e.getMessage());
+        for (Group group : ready) {
+          outcomes.add(
+              CommitOutcome.notCommitted(
+                  group.partition().key(), CommitOutcome.Result.INTEGRITY_FAILED, e.getMessage()));
+        }
+        return outcomes;
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "{}: the combined commit failed ({}); committing each partition on its own",
+            table.name(),
+            e.toString());
+      }
+    }
+    for (Group group : ready) {
+      outcomes.add(commitOne(table, plan, group, processId));
+    }
+    return outcomes;
+  }
+
+  /** Commits one partition's results as its own group (see {@link #commitPartitions}). */
   public CommitOutcome commitPartition(
       Table table,
       OptimizingPlan plan,
       PartitionPlan partition,
       List<TaskResult> results,
       String processId) {
-    PartitionKey key = partition.key();
-    Map<Integer, TaskResult> byTask = new LinkedHashMap<>();
-    results.forEach(r -> byTask.put(r.taskId(), r));
+    return commitPartitions(table, plan, List.of(partition), results, processId).get(0);
+  }
+
+  private static Group collect(PartitionPlan partition, List<TaskResult> results) {
     List<DataFile> rewritten = new ArrayList<>();
     List<String> converted = new ArrayList<>();
     List<DataFile> added = new ArrayList<>();
     List<DeleteFile> addedDeletes = new ArrayList<>();
-    long inputRecords = 0;
-    long rowsRead = 0;
     long rowsDeleted = 0;
     for (RewriteTask task : partition.tasks()) {
-      TaskResult result = byTask.get(task.id());
-      if (result == null) {
-        deleteOutputs(table, results);
-        return CommitOutcome.notCommitted(
-            key,
-            CommitOutcome.Result.FAILED,
-            "task " + task.id() + " has no result; nothing committed");
-      }
       task.rewrite().forEach(e -> rewritten.add(e.file()));
       task.convert().forEach(e -> converted.add(e.path()));
-      inputRecords += task.rewrite().stream().mapToLong(DataFileEntry::recordCount).sum();
-      rowsRead += result.rowsRead();
+    }
+    for (TaskResult result : results) {
       rowsDeleted += result.rowsDeleted();
       added.addAll(result.dataFiles());
       addedDeletes.addAll(result.positionDeletes());
     }
     long rowsWritten = added.stream().mapToLong(DataFile::recordCount).sum();
-    if (rowsRead != inputRecords || rowsRead - rowsDeleted != rowsWritten) {
-      deleteOutputs(table, results);
-      String message =
-          String.format(
-              "row check failed for %s partition %s: metadata says %d input rows, read %d, deleted %d,"
-                  + " wrote %d (read - deleted must equal written); nothing committed",
-              table.name(), key, inputRecords, rowsRead, rowsDeleted, rowsWritten);
-      LOG.error(message);
-      return CommitOutcome.notCommitted(key, CommitOutcome.Result.INTEGRITY_FAILED, message);
-    }
+    return new Group(
+        partition, results, rewritten, converted, added, addedDeletes, rowsWritten, rowsDeleted);
+  }
 
-    Map<String, String> summary = summary(plan, partition.type().label(), processId);
+  /** Rows read − rows deleted = rows written, and rows read = the metadata's input rows. */
+  private static String rowCheck(Group group) {
+    long inputRecords =
+        group.partition().tasks().stream()
+            .flatMap(t -> t.rewrite().stream())
+            .mapToLong(DataFileEntry::recordCount)
+            .sum();
+    long rowsRead = group.results().stream().mapToLong(TaskResult::rowsRead).sum();
+    if (rowsRead != inputRecords || rowsRead - group.rowsDeleted() != group.rowsWritten()) {
+      return String.format(
+          "metadata says %d input rows, read %d, deleted %d, wrote %d (read - deleted must equal"
+              + " written); nothing committed",
+          inputRecords, rowsRead, group.rowsDeleted(), group.rowsWritten());
+    }
+    return null;
+  }
+
+  private CommitOutcome commitOne(Table table, OptimizingPlan plan, Group group, String processId) {
+    PartitionKey key = group.partition().key();
     try {
-      Snapshot before = refreshed(table);
-      // Iceberg drops delete files older than every live data file by itself on each commit (an
-      // earlier group may have done so); asking to remove one that is gone would fail.
-      List<DeleteFile> removedDeletes = stillLive(table, partition.deletesToRemove());
-      Transaction transaction = null;
-      for (int attempt = 1; ; attempt++) {
-        try {
-          transaction =
-              transaction(
-                  table, plan, rewritten, added, removedDeletes, addedDeletes, converted, summary);
-          transaction.commitTransaction();
-          break;
-        } catch (CommitFailedException e) {
-          // Lost the metadata swap to a writer more often than Iceberg's own retries allow; the
-          // next attempt re-validates against the new state, so retrying is safe.
-          if (attempt >= COMMIT_ATTEMPTS) {
-            throw e;
-          }
-          LOG.info(
-              "{} partition {}: commit attempt {} lost the race to a concurrent commit, retrying",
-              table.name(),
-              key,
-              attempt);
-          backoff(attempt);
-          table.refresh();
-          removedDeletes = stillLive(table, partition.deletesToRemove());
-        }
-      }
-      long snapshotId = transaction.table().currentSnapshot().snapshotId();
-      checkAncestry(table, plan.snapshotId(), before, snapshotId, key);
-      String message =
-          String.format(
-              "%s: %d data files -> %d, %d delete files removed, %d position-delete files added, %d"
-                  + " rows written, %d deleted rows dropped",
-              partition.type().label(),
-              rewritten.size(),
-              added.size(),
-              removedDeletes.size(),
-              addedDeletes.size(),
-              rowsWritten,
-              rowsDeleted);
-      return new CommitOutcome(
-          key,
-          CommitOutcome.Result.COMMITTED,
-          message,
-          snapshotId,
-          rewritten.size(),
-          added.size(),
-          removedDeletes.size(),
-          addedDeletes.size());
+      return commitGroups(table, plan, List.of(group), processId).get(0);
     } catch (ValidationException e) {
-      deleteOutputs(table, results);
+      deleteOutputs(table, group.results());
       String message =
           "conflict with a concurrent commit: "
               + e.getMessage()
@@ -169,7 +225,7 @@ public final class Committer {
       LOG.warn("{} partition {}: {}", table.name(), key, message);
       return CommitOutcome.notCommitted(key, CommitOutcome.Result.CONFLICT, message);
     } catch (CommitFailedException e) {
-      deleteOutputs(table, results);
+      deleteOutputs(table, group.results());
       String message =
           "lost the commit race to concurrent writers "
               + COMMIT_ATTEMPTS
@@ -179,21 +235,128 @@ public final class Committer {
       LOG.warn("{} partition {}: {}", table.name(), key, message);
       return CommitOutcome.notCommitted(key, CommitOutcome.Result.CONFLICT, message);
     } catch (CommitStateUnknownException e) {
-      String message =
-          "the catalog did not confirm the commit ("
-              + e.getMessage()
-              + "); output files kept, check the table history before re-running";
-      LOG.error("{} partition {}: {}", table.name(), key, message);
-      return CommitOutcome.notCommitted(key, CommitOutcome.Result.UNKNOWN, message);
+      return unknown(table, key, e);
     } catch (IntegrityCheckFailedException e) {
       LOG.error(e.getMessage());
       return CommitOutcome.notCommitted(key, CommitOutcome.Result.INTEGRITY_FAILED, e.getMessage());
     } catch (RuntimeException e) {
-      deleteOutputs(table, results);
+      deleteOutputs(table, group.results());
       String message = "commit failed: " + e + "; partition left unchanged";
       LOG.error("{} partition {}: {}", table.name(), key, message, e);
       return CommitOutcome.notCommitted(key, CommitOutcome.Result.FAILED, message);
     }
+  }
+
+  private static CommitOutcome unknown(Table table, PartitionKey key, RuntimeException e) {
+    String message =
+        "the catalog did not confirm the commit ("
+            + e.getMessage()
+            + "); output files kept, check the table history before re-running";
+    LOG.error("{} partition {}: {}", table.name(), key, message);
+    return CommitOutcome.notCommitted(key, CommitOutcome.Result.UNKNOWN, message);
+  }
+
+  /**
+   * Commits the groups in one transaction and checks the history after it.
+   *
+   * @throws ValidationException on a conflict; nothing was committed
+   * @throws CommitFailedException when the metadata swap kept losing; nothing was committed
+   */
+  private List<CommitOutcome> commitGroups(
+      Table table, OptimizingPlan plan, List<Group> groups, String processId) {
+    List<DataFile> rewritten = new ArrayList<>();
+    List<String> converted = new ArrayList<>();
+    List<DataFile> added = new ArrayList<>();
+    List<DeleteFile> addedDeletes = new ArrayList<>();
+    List<DeleteFile> toRemove = new ArrayList<>();
+    OptimizingType type = OptimizingType.NONE;
+    for (Group group : groups) {
+      rewritten.addAll(group.rewritten());
+      converted.addAll(group.converted());
+      added.addAll(group.added());
+      addedDeletes.addAll(group.addedDeletes());
+      toRemove.addAll(group.partition().deletesToRemove());
+      if (group.partition().type().compareTo(type) > 0) {
+        type = group.partition().type();
+      }
+    }
+    Map<String, String> summary = summary(plan, type.label(), processId);
+    Snapshot before = refreshed(table);
+    List<DeleteFile> removedDeletes = toRemove;
+    boolean filtered = false;
+    Transaction transaction;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        transaction =
+            transaction(
+                table, plan, rewritten, added, removedDeletes, addedDeletes, converted, summary);
+        transaction.commitTransaction();
+        break;
+      } catch (ValidationException e) {
+        // Iceberg drops delete files older than every live data file by itself on each commit
+        // (an earlier group, or a writer, may have done so); asking to remove one that is gone
+        // fails. Retry once with the ones still there; a missing data file fails again.
+        if (filtered || !String.valueOf(e.getMessage()).startsWith(MISSING_FILES)) {
+          throw e;
+        }
+        table.refresh();
+        removedDeletes = stillLive(table, toRemove);
+        filtered = true;
+      } catch (CommitFailedException e) {
+        // Lost the metadata swap to a writer more often than Iceberg's own retries allow; the
+        // next attempt re-validates against the new state, so retrying is safe.
+        if (attempt >= COMMIT_ATTEMPTS) {
+          throw e;
+        }
+        LOG.info(
+            "{}: commit attempt {} lost the race to a concurrent commit, retrying",
+            table.name(),
+            attempt);
+        backoff(attempt);
+        table.refresh();
+        if (filtered) {
+          removedDeletes = stillLive(table, toRemove);
+        }
+      }
+    }
+    long snapshotId = transaction.table().currentSnapshot().snapshotId();
+    checkAncestry(
+        table,
+        plan.snapshotId(),
+        before,
+        snapshotId,
+        groups.size() == 1 ? groups.get(0).partition().key() : null);
+    Set<String> removedPaths = new HashSet<>();
+    removedDeletes.forEach(d -> removedPaths.add(d.location()));
+    List<CommitOutcome> outcomes = new ArrayList<>();
+    for (Group group : groups) {
+      long removed =
+          group.partition().deletesToRemove().stream()
+              .filter(d -> removedPaths.contains(d.location()))
+              .count();
+      String message =
+          String.format(
+              "%s: %d data files -> %d, %d delete files removed, %d position-delete files added, %d"
+                  + " rows written, %d deleted rows dropped",
+              group.partition().type().label(),
+              group.rewritten().size(),
+              group.added().size(),
+              removed,
+              group.addedDeletes().size(),
+              group.rowsWritten(),
+              group.rowsDeleted());
+      outcomes.add(
+          new CommitOutcome(
+              group.partition().key(),
+              CommitOutcome.Result.COMMITTED,
+              message,
+              snapshotId,
+              group.rewritten().size(),
+              group.added().size(),
+              removed,
+              group.addedDeletes().size()));
+    }
+    return outcomes;
   }
 
   /**

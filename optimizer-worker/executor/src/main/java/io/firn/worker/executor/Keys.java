@@ -47,6 +47,11 @@ final class Keys {
     return new Keys(positions);
   }
 
+  /** The raw value of a one-column key (null stays null). */
+  Object value(StructLike row) {
+    return row.get(positions[0], Object.class);
+  }
+
   Object key(StructLike row) {
     if (positions.length == 1) {
       return normalise(row.get(positions[0], Object.class));
@@ -61,6 +66,10 @@ final class Keys {
   private Object normalise(Object value) {
     if (value == null) {
       return positions.length == 1 ? NULL : null;
+    }
+    if (value instanceof Integer i) {
+      // Same key and hash as the long the primitive map stores (ints are promotable to longs).
+      return Long.valueOf(i);
     }
     return value instanceof CharSequence && !(value instanceof String) ? value.toString() : value;
   }

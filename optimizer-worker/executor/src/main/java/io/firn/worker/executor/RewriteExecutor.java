@@ -143,52 +143,21 @@ public final class RewriteExecutor {
     boolean closed = false;
     try {
       for (DataFileEntry entry : task.rewrite()) {
-        long seq = entry.dataSequenceNumber();
-        long[] deleted = deletes.positions(entry.path());
-        int nextDeleted = 0;
-        long position = 0;
-        long rowsOfFile = 0;
-        try (CloseableIterable<Record> rows =
-            Readers.open(
-                io,
-                entry.file(),
-                schema,
-                Readers.constants(spec, entry.file().partition(), schema))) {
-          for (Record row : rows) {
-            rowsOfFile++;
-            while (nextDeleted < deleted.length && deleted[nextDeleted] < position) {
-              nextDeleted++;
-            }
-            boolean drop = nextDeleted < deleted.length && deleted[nextDeleted] == position;
-            if (!drop) {
-              for (int i = 0; i < keys.size() && !drop; i++) {
-                Long deleteSeq = deletes.equality().get(i).maxSequence.get(keys.get(i).key(row));
-                drop = deleteSeq != null && deleteSeq > seq;
+        scanFile(
+            io,
+            schema,
+            spec,
+            entry,
+            deletes,
+            keys,
+            (row, position, deleted) -> {
+              if (deleted) {
+                output.rowsDeleted++;
+              } else {
+                writer.write(row);
               }
-            }
-            if (drop) {
-              output.rowsDeleted++;
-            } else {
-              writer.write(row);
-            }
-            position++;
-          }
-        } catch (IOException e) {
-          throw new UncheckedIOException("cannot read data file " + entry.path(), e);
-        } catch (RuntimeException e) {
-          throw new TaskFailedException("cannot read data file " + entry.path() + ": " + e, e);
-        }
-        if (rowsOfFile != entry.recordCount()) {
-          throw new TaskFailedException(
-              "data file "
-                  + entry.path()
-                  + " has "
-                  + rowsOfFile
-                  + " rows but its metadata says "
-                  + entry.recordCount()
-                  + "; the file does not match the table metadata");
-        }
-        output.rowsRead += rowsOfFile;
+            });
+        output.rowsRead += entry.recordCount();
       }
       writer.close();
       closed = true;
@@ -236,46 +205,18 @@ public final class RewriteExecutor {
       TaskDeletes.LongList positions = new TaskDeletes.LongList();
       boolean hasEquality = entry.equalityDeleteFileCount() > 0 && deletes.hasEqualityDeletes();
       if (hasEquality) {
-        long seq = entry.dataSequenceNumber();
-        PartitionSpec spec = table.specs().get(entry.file().specId());
-        int nextExisting = 0;
-        long position = 0;
-        long rowsOfFile = 0;
-        try (CloseableIterable<Record> rows =
-            Readers.open(
-                io,
-                entry.file(),
-                keySchema,
-                Readers.constants(spec, entry.file().partition(), keySchema))) {
-          for (Record row : rows) {
-            rowsOfFile++;
-            while (nextExisting < existing.length && existing[nextExisting] < position) {
-              nextExisting++;
-            }
-            boolean drop = nextExisting < existing.length && existing[nextExisting] == position;
-            for (int i = 0; i < keys.size() && !drop; i++) {
-              Long deleteSeq = deletes.equality().get(i).maxSequence.get(keys.get(i).key(row));
-              drop = deleteSeq != null && deleteSeq > seq;
-            }
-            if (drop) {
-              positions.add(position);
-            }
-            position++;
-          }
-        } catch (IOException e) {
-          throw new UncheckedIOException("cannot read data file " + entry.path(), e);
-        } catch (RuntimeException e) {
-          throw new TaskFailedException("cannot read data file " + entry.path() + ": " + e, e);
-        }
-        if (rowsOfFile != entry.recordCount()) {
-          throw new TaskFailedException(
-              "data file "
-                  + entry.path()
-                  + " has "
-                  + rowsOfFile
-                  + " rows but its metadata says "
-                  + entry.recordCount());
-        }
+        scanFile(
+            io,
+            keySchema,
+            table.specs().get(entry.file().specId()),
+            entry,
+            deletes,
+            keys,
+            (row, position, deleted) -> {
+              if (deleted) {
+                positions.add(position);
+              }
+            });
       } else {
         for (long p : existing) {
           positions.add(p);
@@ -312,6 +253,67 @@ public final class RewriteExecutor {
           }
         }
       }
+    }
+  }
+
+  /** Receives every row of a data file in file order. */
+  private interface RowVisitor {
+    void visit(Record row, long position, boolean deleted);
+  }
+
+  /**
+   * Reads a data file in file order and tells for every row whether an applicable position or
+   * equality delete removes it: a position listed for this file, or an equality-delete key whose
+   * highest sequence number is above the file's.
+   *
+   * @throws TaskFailedException when the file cannot be read or has another row count than its
+   *     metadata
+   */
+  private static void scanFile(
+      FileIO io,
+      Schema projection,
+      PartitionSpec spec,
+      DataFileEntry entry,
+      TaskDeletes deletes,
+      List<Keys> keys,
+      RowVisitor visitor) {
+    long seq = entry.dataSequenceNumber();
+    long[] deleted = deletes.positions(entry.path());
+    int nextDeleted = 0;
+    long position = 0;
+    try (CloseableIterable<Record> rows =
+        Readers.open(
+            io,
+            entry.file(),
+            projection,
+            Readers.constants(spec, entry.file().partition(), projection))) {
+      for (Record row : rows) {
+        while (nextDeleted < deleted.length && deleted[nextDeleted] < position) {
+          nextDeleted++;
+        }
+        boolean drop = nextDeleted < deleted.length && deleted[nextDeleted] == position;
+        for (int i = 0; i < keys.size() && !drop; i++) {
+          drop = deletes.equality().get(i).sequence(keys.get(i), row) > seq;
+        }
+        visitor.visit(row, position, drop);
+        position++;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read data file " + entry.path(), e);
+    } catch (TaskFailedException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new TaskFailedException("cannot read data file " + entry.path() + ": " + e, e);
+    }
+    if (position != entry.recordCount()) {
+      throw new TaskFailedException(
+          "data file "
+              + entry.path()
+              + " has "
+              + position
+              + " rows but its metadata says "
+              + entry.recordCount()
+              + "; the file does not match the table metadata");
     }
   }
 

@@ -16,9 +16,11 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 
 /**
@@ -41,14 +43,54 @@ import org.apache.iceberg.types.TypeUtil;
  * attached to that data file.
  */
 final class TaskDeletes {
+  /**
+   * The keys of one equality-field set with the highest sequence number deleting each. Keys of one
+   * integral column (the usual primary key) live in a primitive map; others in a hash map of {@link
+   * Keys} values.
+   */
   static final class EqualitySet {
     final List<Integer> fieldIds;
     final Schema keySchema;
-    final Map<Object, Long> maxSequence = new HashMap<>();
+    private final LongSequenceMap longs;
+    private final Map<Object, Long> objects;
 
-    EqualitySet(List<Integer> fieldIds, Schema keySchema) {
+    EqualitySet(List<Integer> fieldIds, Schema keySchema, long expectedKeys) {
       this.fieldIds = fieldIds;
       this.keySchema = keySchema;
+      boolean integral =
+          fieldIds.size() == 1
+              && (keySchema.findType(fieldIds.get(0)).typeId() == Type.TypeID.LONG
+                  || keySchema.findType(fieldIds.get(0)).typeId() == Type.TypeID.INTEGER);
+      this.longs = integral ? new LongSequenceMap(expectedKeys) : null;
+      this.objects = integral ? null : new HashMap<>();
+    }
+
+    /** Records that the key of {@code row} (read with {@code keys}) is deleted at {@code seq}. */
+    void merge(Keys keys, StructLike row, long seq) {
+      if (longs != null) {
+        Object value = keys.value(row);
+        if (value == null) {
+          longs.mergeNull(seq);
+        } else {
+          longs.merge(((Number) value).longValue(), seq);
+        }
+      } else {
+        objects.merge(keys.key(row), seq, Math::max);
+      }
+    }
+
+    /** The highest sequence number deleting the key of {@code row}, or -1. */
+    long sequence(Keys keys, StructLike row) {
+      if (longs != null) {
+        Object value = keys.value(row);
+        return value == null ? longs.nullSequence() : longs.get(((Number) value).longValue());
+      }
+      Long seq = objects.get(keys.key(row));
+      return seq == null ? -1 : seq;
+    }
+
+    int size() {
+      return longs != null ? longs.size() : objects.size();
     }
   }
 
@@ -90,16 +132,21 @@ final class TaskDeletes {
       }
     }
 
-    Map<List<Integer>, EqualitySet> sets = new LinkedHashMap<>();
+    Map<List<Integer>, Long> recordsBySet = new LinkedHashMap<>();
     long equalityRecords = 0;
     for (DeleteFile delete : deletes.values()) {
       if (delete.content() == FileContent.EQUALITY_DELETES) {
         List<Integer> ids = new ArrayList<>(new TreeSet<>(delete.equalityFieldIds()));
-        sets.computeIfAbsent(
-            ids, k -> new EqualitySet(k, TypeUtil.select(tableSchema, new HashSet<>(k))));
+        recordsBySet.merge(ids, delete.recordCount(), Long::sum);
         equalityRecords += delete.recordCount();
       }
     }
+    Map<List<Integer>, EqualitySet> sets = new LinkedHashMap<>();
+    recordsBySet.forEach(
+        (ids, records) ->
+            sets.put(
+                ids,
+                new EqualitySet(ids, TypeUtil.select(tableSchema, new HashSet<>(ids)), records)));
 
     Map<List<Integer>, KeyBloomFilter> blooms =
         equalityRecords > bloomThreshold && !sets.isEmpty()
@@ -118,9 +165,8 @@ final class TaskDeletes {
         try (CloseableIterable<Record> rows = Readers.open(io, delete, set.keySchema, Map.of())) {
           for (Record row : rows) {
             equalityRead++;
-            Object key = keys.key(row);
-            if (bloom == null || bloom.mightContain(key)) {
-              set.maxSequence.merge(key, seq, Math::max);
+            if (bloom == null || bloom.mightContain(keys.key(row))) {
+              set.merge(keys, row, seq);
             }
           }
         } catch (IOException e) {
@@ -180,7 +226,7 @@ final class TaskDeletes {
   }
 
   boolean hasEqualityDeletes() {
-    return equality.stream().anyMatch(s -> !s.maxSequence.isEmpty());
+    return equality.stream().anyMatch(s -> s.size() > 0);
   }
 
   /** Sorted, distinct deleted positions of a data file. */
@@ -197,7 +243,7 @@ final class TaskDeletes {
   }
 
   long equalityKeysHeld() {
-    return equality.stream().mapToLong(s -> s.maxSequence.size()).sum();
+    return equality.stream().mapToLong(EqualitySet::size).sum();
   }
 
   boolean bloomFiltered() {

@@ -9,6 +9,7 @@ import io.firn.core.plan.RewriteTask;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.policy.Sizes;
 import io.firn.core.table.PartitionKey;
+import io.firn.core.table.TableEvaluator;
 import io.firn.core.table.TableFiles;
 import io.firn.core.table.TableScanner;
 import io.firn.worker.commit.CommitOutcome;
@@ -68,20 +69,45 @@ public final class LocalOptimizer {
   }
 
   /**
+   * Plans only the partitions that cheap signals (snapshot summary, partitions metadata table)
+   * flag; reads nothing more when none is flagged.
+   */
+  OptimizingPlan planFromCheapSignals(Table table, Instant now) {
+    checkSupported(table);
+    Snapshot current = table.currentSnapshot();
+    TableEvaluator.Evaluation evaluation = TableEvaluator.evaluate(table, policy);
+    if (!evaluation.needsPlan()) {
+      return OptimizingPlan.skipped(
+          table.name(),
+          current == null ? -1 : current.snapshotId(),
+          current == null ? 0 : current.sequenceNumber(),
+          evaluation.reason());
+    }
+    TableFiles files = TableScanner.scan(table, current.snapshotId(), evaluation::includes);
+    return new BinPackPlanner().plan(files, policy, history(table), now, null);
+  }
+
+  /**
    * Plans, runs and commits.
    *
    * @throws TaskFailedException when a task failed; nothing was committed
    */
   public OptimizeReport optimize(Table table, OptimizingType requested, Instant now) {
     long started = System.nanoTime();
-    OptimizingPlan plan = plan(table, requested, now);
+    OptimizingPlan plan =
+        requested == null ? planFromCheapSignals(table, now) : plan(table, requested, now);
+    long planned = System.nanoTime();
     if (!plan.hasWork()) {
-      return new OptimizeReport(plan, List.of(), List.of(), System.nanoTime() - started);
+      return new OptimizeReport(
+          plan, List.of(), List.of(), planned - started, planned - started, 0);
     }
     String processId = RewriteExecutor.newOperationId();
     List<TaskResult> results = runTasks(table, plan, processId);
+    long executed = System.nanoTime();
     List<CommitOutcome> outcomes = commit(table, plan, results, processId);
-    return new OptimizeReport(plan, results, outcomes, System.nanoTime() - started);
+    long committed = System.nanoTime();
+    return new OptimizeReport(
+        plan, results, outcomes, committed - started, planned - started, committed - executed);
   }
 
   /**
@@ -113,20 +139,17 @@ public final class LocalOptimizer {
     Committer committer = new Committer();
     List<CommitOutcome> outcomes = new ArrayList<>();
     Set<PartitionKey> committed = new HashSet<>();
-    for (PartitionPlan partition : plan.duePartitions()) {
-      Set<Integer> ids = new HashSet<>();
-      partition.tasks().forEach(t -> ids.add(t.id()));
-      List<TaskResult> own = results.stream().filter(r -> ids.contains(r.taskId())).toList();
-      CommitOutcome outcome = committer.commitPartition(table, plan, partition, own, processId);
+    for (CommitOutcome outcome :
+        committer.commitPartitions(table, plan, plan.duePartitions(), results, processId)) {
       outcomes.add(outcome);
       if (outcome.committed()) {
-        committed.add(partition.key());
+        committed.add(outcome.partition());
       }
       progress.accept(
           String.format(
               Locale.ROOT,
               "  %-28s %-9s %s",
-              partition.key(),
+              outcome.partition(),
               outcome.result().label(),
               outcome.message()));
     }

@@ -12,9 +12,16 @@ import java.util.List;
  * @param results the results of every task that ran
  * @param outcomes one per commit group
  * @param nanos wall time of the whole run
+ * @param planNanos wall time of evaluating, scanning and planning
+ * @param commitNanos wall time of committing all groups
  */
 public record OptimizeReport(
-    OptimizingPlan plan, List<TaskResult> results, List<CommitOutcome> outcomes, long nanos) {
+    OptimizingPlan plan,
+    List<TaskResult> results,
+    List<CommitOutcome> outcomes,
+    long nanos,
+    long planNanos,
+    long commitNanos) {
 
   public OptimizeReport {
     results = List.copyOf(results);

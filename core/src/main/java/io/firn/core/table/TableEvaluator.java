@@ -1,0 +1,146 @@
+package io.firn.core.table;
+
+import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.policy.Sizes;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataTableType;
+import org.apache.iceberg.MetadataTableUtils;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Decides from cheap signals whether a table needs a plan, and for which partitions, before the
+ * expensive {@link TableScanner} read: first the snapshot summary (no I/O after loading the table),
+ * then Iceberg's {@code partitions} metadata table (manifests only, no delete index, no per-file
+ * tasks).
+ */
+public final class TableEvaluator {
+  private TableEvaluator() {}
+
+  /**
+   * @param needsPlan whether any partition may need optimizing
+   * @param reason for people: why (not)
+   * @param partitionPaths partition paths (as {@link PartitionKey#path()}) worth planning; all when
+   *     null
+   */
+  public record Evaluation(boolean needsPlan, String reason, Set<String> partitionPaths) {
+    /** Whether a partition is worth reading for a plan. */
+    public boolean includes(PartitionKey key) {
+      return partitionPaths == null || partitionPaths.contains(key.path());
+    }
+  }
+
+  public static Evaluation evaluate(Table table, OptimizingPolicy policy) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return new Evaluation(false, "the table has no snapshot yet", Set.of());
+    }
+    Map<String, String> summary = current.summary() == null ? Map.of() : current.summary();
+    long dataFiles = number(summary, "total-data-files");
+    long deleteFiles = number(summary, "total-delete-files");
+    if (dataFiles >= 0 && deleteFiles == 0 && dataFiles <= 1) {
+      return new Evaluation(
+          false, "snapshot summary: " + dataFiles + " data file(s) and no delete files", Set.of());
+    }
+
+    Table partitions =
+        MetadataTableUtils.createMetadataTableInstance(table, MetadataTableType.PARTITIONS);
+    Schema schema = partitions.schema();
+    boolean partitioned = schema.findField("partition") != null;
+    Set<String> flagged = new HashSet<>();
+    int rows = 0;
+    try (CloseableIterable<FileScanTask> tasks = partitions.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        try (CloseableIterable<StructLike> partitionRows = task.asDataTask().rows()) {
+          for (StructLike row : partitionRows) {
+            rows++;
+            long files = value(schema, row, "file_count");
+            long bytes = value(schema, row, "total_data_file_size_in_bytes");
+            long deletes =
+                value(schema, row, "position_delete_file_count")
+                    + value(schema, row, "equality_delete_file_count");
+            boolean smallFiles = files >= 2 && bytes / Math.max(1, files) < policy.minTargetSize();
+            if (deletes > 0 || smallFiles) {
+              flagged.add(partitioned ? path(table, schema, row) : "");
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the partitions of " + table.name(), e);
+    }
+    if (flagged.isEmpty()) {
+      return new Evaluation(
+          false,
+          rows
+              + " partition(s): none has delete files or 2 or more data files averaging below "
+              + Sizes.format(policy.minTargetSize())
+              + " (min-target-size-ratio × target-size)",
+          Set.of());
+    }
+    return new Evaluation(
+        true,
+        flagged.size() + " of " + rows + " partition(s) have delete files or small data files",
+        partitioned ? flagged : null);
+  }
+
+  private static long number(Map<String, String> summary, String key) {
+    try {
+      return Long.parseLong(summary.getOrDefault(key, "-1"));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private static long value(Schema schema, StructLike row, String column) {
+    int position = position(schema.asStruct(), column);
+    Object value = row.get(position, Object.class);
+    return value == null ? 0 : ((Number) value).longValue();
+  }
+
+  private static int position(Types.StructType struct, String column) {
+    List<Types.NestedField> fields = struct.fields();
+    for (int i = 0; i < fields.size(); i++) {
+      if (fields.get(i).name().equals(column)) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("the partitions metadata table has no column " + column);
+  }
+
+  /**
+   * Maps a row's unified partition tuple to the path its own spec prints, so it compares with
+   * {@link PartitionKey#path()}.
+   */
+  private static String path(Table table, Schema schema, StructLike row) {
+    Types.StructType unified = schema.findField("partition").type().asStructType();
+    StructLike values = row.get(position(schema.asStruct(), "partition"), StructLike.class);
+    int specId = (int) value(schema, row, "spec_id");
+    PartitionSpec spec = table.specs().get(specId);
+    GenericRecord tuple = GenericRecord.create(spec.partitionType());
+    List<PartitionField> fields = spec.fields();
+    for (int i = 0; i < fields.size(); i++) {
+      int fieldId = fields.get(i).fieldId();
+      List<Types.NestedField> unifiedFields = unified.fields();
+      for (int u = 0; u < unifiedFields.size(); u++) {
+        if (unifiedFields.get(u).fieldId() == fieldId) {
+          tuple.set(i, values.get(u, Object.class));
+        }
+      }
+    }
+    return spec.partitionToPath(tuple);
+  }
+}
