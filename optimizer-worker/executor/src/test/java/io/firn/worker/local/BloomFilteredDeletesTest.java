@@ -28,9 +28,9 @@ class BloomFilteredDeletesTest {
   @Test
   void bloomFilteredDeleteKeysGiveTheSameRowsAndHoldFewerKeys() {
     HadoopCatalog catalog = Tables.hadoopCatalog(warehouse);
-    // Unpartitioned, then bucketed: the old spec's equality deletes are global, so every task of
-    // the new spec carries keys of all buckets, most of which its rows cannot have.
-    CdcTableSpec spec = new CdcTableSpec(8_000, 24, 0.10, 0.02, 0.02, 0, 11L, false, true);
+    // Small tasks: each carries the equality deletes of its whole partition, but rows of only a
+    // few of its files, so most delete keys cannot match any of its rows.
+    CdcTableSpec spec = new CdcTableSpec(8_000, 24, 0.10, 0.02, 0.02, 0, 11L, false, false);
     long heldWithBloom = optimize(catalog, "bloom", spec, "0");
     long heldWithout = optimize(catalog, "plain", spec, "1000000000");
     assertThat(heldWithBloom).isPositive().isLessThan(heldWithout);
@@ -44,11 +44,12 @@ class BloomFilteredDeletesTest {
     Map<String, Long> before = RowSets.read(table);
     OptimizingPolicy policy =
         OptimizingPolicy.DEFAULTS.withOverrides(
-            Map.of("equality-delete.bloom-threshold", bloomThreshold));
+            Map.of("equality-delete.bloom-threshold", bloomThreshold, "target-size", "48KiB"));
     OptimizeReport report =
         new LocalOptimizer(policy, 2, line -> {})
             .optimize(table, OptimizingType.FULL, Instant.now());
     assertThat(report.outcomes()).isNotEmpty().allMatch(CommitOutcome::committed);
+    assertThat(report.results()).hasSizeGreaterThan(2);
     table.refresh();
     assertThat(RowSets.read(table)).isEqualTo(before);
     return report.results().stream().mapToLong(TaskResult::equalityDeleteKeysHeld).sum();

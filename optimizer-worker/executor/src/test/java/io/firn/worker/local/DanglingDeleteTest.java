@@ -66,7 +66,7 @@ class DanglingDeleteTest {
     // Another tool rewrites partition b without dropping the delete: the new file has a higher
     // sequence number, so the delete applies to nothing any more.
     DataFile rewritten = writeData(writers, files, "b", 1, 3);
-    table.newRewrite().deleteFile(first).addFile(rewritten).commit();
+    table.newOverwrite().deleteFile(first).addFile(rewritten).commit();
     Map<String, Long> rows = RowSets.read(table);
     assertThat(rows).hasSize(3);
     assertThat(Tables.totalDeleteFiles(table)).isEqualTo(1);
