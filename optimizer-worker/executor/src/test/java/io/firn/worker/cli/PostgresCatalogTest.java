@@ -1,0 +1,98 @@
+package io.firn.worker.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.firn.testkit.CdcTableGenerator;
+import io.firn.testkit.CdcTableSpec;
+import io.firn.testkit.RowSets;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code firn optimize} against a JDBC catalog on the real PostgreSQL server at 127.0.0.1:5432, in
+ * a database this test creates and drops.
+ */
+class PostgresCatalogTest {
+  private static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/";
+  private static final String USER = System.getProperty("firn.test.pg.user", "postgres");
+
+  @TempDir Path warehouse;
+  private String database;
+
+  @BeforeEach
+  void createDatabase() throws Exception {
+    database = "firn_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    try (Connection c = DriverManager.getConnection(SERVER + "postgres?user=" + USER);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + database);
+    }
+  }
+
+  @AfterEach
+  void dropDatabase() throws Exception {
+    try (Connection c = DriverManager.getConnection(SERVER + "postgres?user=" + USER);
+        Statement s = c.createStatement()) {
+      s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+    }
+  }
+
+  @Test
+  void optimizesATableOfAPostgresJdbcCatalogAndKeepsItsRows() {
+    String uri = SERVER + database;
+    Catalog catalog =
+        CatalogUtil.buildIcebergCatalog(
+            "firn",
+            Map.of(
+                "type", "jdbc",
+                "uri", uri,
+                "jdbc.user", USER,
+                "warehouse", warehouse.toString()),
+            new Configuration());
+    CdcTableGenerator.generate(catalog, TableIdentifier.of("db", "pg"), CdcTableSpec.small(2));
+    Table table = catalog.loadTable(TableIdentifier.of("db", "pg"));
+    Map<String, Long> before = RowSets.read(table);
+    long snapshot = table.currentSnapshot().snapshotId();
+
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit =
+        new FirnCli(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8))
+            .run(
+                new String[] {
+                  "optimize",
+                  "--catalog-uri", uri,
+                  "--catalog-property", "jdbc.user=" + USER,
+                  "--warehouse", warehouse.toString(),
+                  "--table", "db.pg",
+                  "--type", "full",
+                  "--threads", "2"
+                });
+
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    assertThat(exit).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8).toLowerCase(Locale.ROOT)).contains("committed");
+    table.refresh();
+    assertThat(table.currentSnapshot().snapshotId()).isNotEqualTo(snapshot);
+    assertThat(table.currentSnapshot().summary()).containsEntry("total-delete-files", "0");
+    assertThat(RowSets.read(table)).isEqualTo(before);
+  }
+}
