@@ -60,10 +60,7 @@ class PostgresCatalogTest {
         CatalogUtil.buildIcebergCatalog(
             "firn",
             Map.of(
-                "type", "jdbc",
-                "uri", uri,
-                "jdbc.user", USER,
-                "warehouse", warehouse.toString()),
+                "type", "jdbc", "uri", uri, "jdbc.user", USER, "warehouse", warehouse.toString()),
             new Configuration());
     CdcTableGenerator.generate(catalog, TableIdentifier.of("db", "pg"), CdcTableSpec.small(2));
     Table table = catalog.loadTable(TableIdentifier.of("db", "pg"));
@@ -79,12 +76,18 @@ class PostgresCatalogTest {
             .run(
                 new String[] {
                   "optimize",
-                  "--catalog-uri", uri,
-                  "--catalog-property", "jdbc.user=" + USER,
-                  "--warehouse", warehouse.toString(),
-                  "--table", "db.pg",
-                  "--type", "full",
-                  "--threads", "2"
+                  "--catalog-uri",
+                  uri,
+                  "--catalog-property",
+                  "jdbc.user=" + USER,
+                  "--warehouse",
+                  warehouse.toString(),
+                  "--table",
+                  "db.pg",
+                  "--type",
+                  "full",
+                  "--threads",
+                  "2"
                 });
 
     assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
