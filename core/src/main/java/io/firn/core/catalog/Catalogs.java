@@ -77,8 +77,13 @@ public final class Catalogs {
           known = "; namespaces: " + namespaces.listNamespaces(Namespace.empty());
         }
       }
+      String hint =
+          catalog instanceof org.apache.iceberg.jdbc.JdbcCatalog
+              ? " (a JDBC catalog keeps tables per catalog name: use the name the writers use,"
+                  + " with --catalog-name)"
+              : "";
       throw new CatalogConnectionException(
-          "table " + id + " does not exist in catalog '" + catalog.name() + "'" + known, e);
+          "table " + id + " does not exist in catalog '" + catalog.name() + "'" + known + hint, e);
     } catch (RuntimeException e) {
       throw new CatalogConnectionException(
           "cannot load table " + id + " from catalog '" + catalog.name() + "': " + rootMessage(e),

@@ -244,7 +244,8 @@ class FirnCliTest {
     assertThat(result.err())
         .startsWith(
             "error: table db.nope does not exist in catalog 'firn'; tables in namespace db: ")
-        .contains("db.cdc");
+        .contains("db.cdc")
+        .contains("use the name the writers use, with --catalog-name");
     assertTableUnchanged();
   }
 
