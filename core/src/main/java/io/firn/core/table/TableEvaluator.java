@@ -4,6 +4,7 @@ import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.policy.Sizes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +36,14 @@ public final class TableEvaluator {
    * @param reason for people: why (not)
    * @param partitionPaths partition paths (as {@link PartitionKey#path()}) worth planning; all when
    *     null
+   * @param partitions the same partitions with their tuples, for pushing the choice down into the
+   *     scan; empty when {@code partitionPaths} is null
    */
-  public record Evaluation(boolean needsPlan, String reason, Set<String> partitionPaths) {
+  public record Evaluation(
+      boolean needsPlan,
+      String reason,
+      Set<String> partitionPaths,
+      Map<PartitionKey, StructLike> partitions) {
     /** Whether a partition is worth reading for a plan. */
     public boolean includes(PartitionKey key) {
       return partitionPaths == null || partitionPaths.contains(key.path());
@@ -46,14 +53,17 @@ public final class TableEvaluator {
   public static Evaluation evaluate(Table table, OptimizingPolicy policy) {
     Snapshot current = table.currentSnapshot();
     if (current == null) {
-      return new Evaluation(false, "the table has no snapshot yet", Set.of());
+      return new Evaluation(false, "the table has no snapshot yet", Set.of(), Map.of());
     }
     Map<String, String> summary = current.summary() == null ? Map.of() : current.summary();
     long dataFiles = number(summary, "total-data-files");
     long deleteFiles = number(summary, "total-delete-files");
     if (dataFiles >= 0 && deleteFiles == 0 && dataFiles <= 1) {
       return new Evaluation(
-          false, "snapshot summary: " + dataFiles + " data file(s) and no delete files", Set.of());
+          false,
+          "snapshot summary: " + dataFiles + " data file(s) and no delete files",
+          Set.of(),
+          Map.of());
     }
 
     Table partitions =
@@ -61,6 +71,7 @@ public final class TableEvaluator {
     Schema schema = partitions.schema();
     boolean partitioned = schema.findField("partition") != null;
     Set<String> flagged = new HashSet<>();
+    Map<PartitionKey, StructLike> tuples = new HashMap<>();
     int rows = 0;
     try (CloseableIterable<FileScanTask> tasks = partitions.newScan().planFiles()) {
       for (FileScanTask task : tasks) {
@@ -74,7 +85,15 @@ public final class TableEvaluator {
                     + value(schema, row, "equality_delete_file_count");
             boolean smallFiles = files >= 2 && bytes / Math.max(1, files) < policy.minTargetSize();
             if (deletes > 0 || smallFiles) {
-              flagged.add(partitioned ? path(table, schema, row) : "");
+              if (partitioned) {
+                int specId = (int) value(schema, row, "spec_id");
+                StructLike tuple = tuple(table.specs().get(specId), schema, row);
+                String path = table.specs().get(specId).partitionToPath(tuple);
+                flagged.add(path);
+                tuples.put(new PartitionKey(specId, path), tuple);
+              } else {
+                flagged.add("");
+              }
             }
           }
         }
@@ -89,12 +108,14 @@ public final class TableEvaluator {
               + " partition(s): none has delete files or 2 or more data files averaging below "
               + Sizes.format(policy.minTargetSize())
               + " (min-target-size-ratio × target-size)",
-          Set.of());
+          Set.of(),
+          Map.of());
     }
     return new Evaluation(
         true,
         flagged.size() + " of " + rows + " partition(s) have delete files or small data files",
-        partitioned ? flagged : null);
+        partitioned ? flagged : null,
+        partitioned ? tuples : Map.of());
   }
 
   private static long number(Map<String, String> summary, String key) {
@@ -121,15 +142,10 @@ public final class TableEvaluator {
     throw new IllegalStateException("the partitions metadata table has no column " + column);
   }
 
-  /**
-   * Maps a row's unified partition tuple to the path its own spec prints, so it compares with
-   * {@link PartitionKey#path()}.
-   */
-  private static String path(Table table, Schema schema, StructLike row) {
+  /** Maps a row's unified partition tuple to its own spec's tuple. */
+  private static StructLike tuple(PartitionSpec spec, Schema schema, StructLike row) {
     Types.StructType unified = schema.findField("partition").type().asStructType();
     StructLike values = row.get(position(schema.asStruct(), "partition"), StructLike.class);
-    int specId = (int) value(schema, row, "spec_id");
-    PartitionSpec spec = table.specs().get(specId);
     GenericRecord tuple = GenericRecord.create(spec.partitionType());
     List<PartitionField> fields = spec.fields();
     for (int i = 0; i < fields.size(); i++) {
@@ -141,6 +157,6 @@ public final class TableEvaluator {
         }
       }
     }
-    return spec.partitionToPath(tuple);
+    return tuple;
   }
 }

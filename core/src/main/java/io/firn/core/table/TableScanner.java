@@ -17,10 +17,14 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.UnboundTerm;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.util.StructLikeWrapper;
 import org.slf4j.Logger;
@@ -47,11 +51,70 @@ public final class TableScanner {
   }
 
   /**
+   * Reads only the given partitions, pushing them into Iceberg's scan as a filter so manifests of
+   * other partitions are skipped when every partition field is an identity or bucket transform
+   * (exact, cheap projections); otherwise reads every manifest and keeps only these partitions.
+   * Never reports deletes spanning partitions as removable ({@link TableFiles#complete()} is
+   * false).
+   */
+  public static TableFiles scan(
+      Table table, long snapshotId, Map<PartitionKey, StructLike> partitions) {
+    Expression filter = Expressions.alwaysFalse();
+    for (Map.Entry<PartitionKey, StructLike> entry : partitions.entrySet()) {
+      Expression one = partitionFilter(table, entry.getKey().specId(), entry.getValue());
+      if (one == null) {
+        filter = Expressions.alwaysTrue();
+        break;
+      }
+      filter = Expressions.or(filter, one);
+    }
+    return scan(table, snapshotId, partitions::containsKey, filter, false);
+  }
+
+  /** Equality on each partition field, or null when a transform is not identity or bucket. */
+  private static Expression partitionFilter(Table table, int specId, StructLike tuple) {
+    PartitionSpec spec = table.specs().get(specId);
+    Expression all = Expressions.alwaysTrue();
+    List<PartitionField> fields = spec.fields();
+    for (int i = 0; i < fields.size(); i++) {
+      PartitionField field = fields.get(i);
+      String source = table.schema().findColumnName(field.sourceId());
+      if (source == null) {
+        return null;
+      }
+      String transform = field.transform().toString();
+      Object value = tuple.get(i, Object.class);
+      UnboundTerm<Object> term;
+      if (field.transform().isIdentity()) {
+        term = Expressions.ref(source);
+      } else if (transform.startsWith("bucket[")) {
+        int buckets = Integer.parseInt(transform.substring(7, transform.length() - 1));
+        term = Expressions.bucket(source, buckets);
+      } else {
+        return null;
+      }
+      all =
+          Expressions.and(
+              all, value == null ? Expressions.isNull(term) : Expressions.equal(term, value));
+    }
+    return all;
+  }
+
+  /**
    * Reads the files of the partitions accepted by {@code partitions} at {@code snapshotId}.
    *
    * @throws UncheckedIOException when a manifest cannot be read; the message names the table
    */
   public static TableFiles scan(Table table, long snapshotId, Predicate<PartitionKey> partitions) {
+    return scan(table, snapshotId, partitions, Expressions.alwaysTrue(), true);
+  }
+
+  private static TableFiles scan(
+      Table table,
+      long snapshotId,
+      Predicate<PartitionKey> partitions,
+      Expression filter,
+      boolean mayBeComplete) {
     Snapshot snapshot = table.snapshot(snapshotId);
     if (snapshot == null) {
       throw new IllegalArgumentException(
@@ -63,10 +126,10 @@ public final class TableScanner {
     Map<String, Set<PartitionKey>> deleteScopes = new HashMap<>();
     // One StructLike copy per distinct partition, shared by its files.
     Map<Integer, Map<StructLikeWrapper, PartitionKey>> keys = new HashMap<>();
-    boolean complete = true;
+    boolean complete = mayBeComplete;
     long dataFiles = 0;
     try (CloseableIterable<FileScanTask> tasks =
-        table.newScan().useSnapshot(snapshotId).planFiles()) {
+        table.newScan().useSnapshot(snapshotId).filter(filter).planFiles()) {
       for (FileScanTask task : tasks) {
         DataFile file = task.file();
         PartitionSpec spec = specs.get(file.specId());

@@ -83,7 +83,10 @@ public final class LocalOptimizer {
           current == null ? 0 : current.sequenceNumber(),
           evaluation.reason());
     }
-    TableFiles files = TableScanner.scan(table, current.snapshotId(), evaluation::includes);
+    TableFiles files =
+        evaluation.partitions().isEmpty()
+            ? TableScanner.scan(table, current.snapshotId(), evaluation::includes)
+            : TableScanner.scan(table, current.snapshotId(), evaluation.partitions());
     return new BinPackPlanner().plan(files, policy, history(table), now, null);
   }
 
