@@ -25,10 +25,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.iceberg.Snapshot;
@@ -181,11 +184,16 @@ public final class LocalOptimizer {
               return t;
             });
     AtomicInteger done = new AtomicInteger();
+    CompletionService<TaskResult> completions = new ExecutorCompletionService<>(pool);
+    AtomicBoolean abort = new AtomicBoolean();
     List<Future<TaskResult>> futures = new ArrayList<>();
     for (RewriteTask task : tasks) {
       futures.add(
-          pool.submit(
+          completions.submit(
               () -> {
+                if (abort.get()) {
+                  return null;
+                }
                 TaskResult result = executor.execute(table, task, processId);
                 progress.accept(
                     String.format(
@@ -206,21 +214,46 @@ public final class LocalOptimizer {
     List<TaskResult> results = new ArrayList<>();
     TaskFailedException failure = null;
     try {
-      for (Future<TaskResult> future : futures) {
+      for (int i = 0; i < futures.size(); i++) {
+        Future<TaskResult> next;
         try {
-          results.add(future.get());
-        } catch (ExecutionException e) {
-          Throwable cause = e.getCause();
-          if (failure == null) {
-            failure =
-                cause instanceof TaskFailedException tfe
-                    ? tfe
-                    : new TaskFailedException("task failed: " + cause, cause);
-          }
+          next = completions.take();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           failure = new TaskFailedException("interrupted while waiting for tasks", e);
           break;
+        }
+        try {
+          results.add(next.get());
+        } catch (ExecutionException e) {
+          Throwable cause = e.getCause();
+          failure =
+              cause instanceof TaskFailedException tfe
+                  ? tfe
+                  : new TaskFailedException("task failed: " + cause, cause);
+          break;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          failure = new TaskFailedException("interrupted while waiting for tasks", e);
+          break;
+        }
+      }
+      if (failure != null) {
+        // Tasks not yet started skip their work; wait for running ones so their output is
+        // deleted too.
+        abort.set(true);
+        for (Future<TaskResult> future : futures) {
+          try {
+            TaskResult result = future.get();
+            if (result != null && !results.contains(result)) {
+              results.add(result);
+            }
+          } catch (ExecutionException e) {
+            // This one failed too; it deleted its own partial output.
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            break;
+          }
         }
       }
     } finally {

@@ -1,0 +1,29 @@
+package io.firn.ingest;
+
+/** Why an event went to the dead-letter table; {@link #code()} is what the table stores. */
+public enum DeadLetterReason {
+  /** The payload is not JSON. */
+  UNPARSEABLE_JSON("unparseable_json"),
+  /** The payload is JSON but not an object. */
+  NOT_AN_OBJECT("not_an_object"),
+  /** The routing field is absent, null or not a string. */
+  MISSING_ROUTING_FIELD("missing_routing_field"),
+  /** The routing field's value is not a valid table name. */
+  INVALID_TABLE_NAME("invalid_table_name"),
+  /** A primary-key field is absent or null. */
+  MISSING_KEY("missing_key"),
+  /** A primary-key field is not a string or an integer. */
+  INVALID_KEY("invalid_key"),
+  /** A value does not fit its column's type without a disallowed change (e.g. long to double). */
+  INCOMPATIBLE_TYPE("incompatible_type");
+
+  private final String code;
+
+  DeadLetterReason(String code) {
+    this.code = code;
+  }
+
+  public String code() {
+    return code;
+  }
+}

@@ -1,0 +1,59 @@
+package io.firn.server;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.core.Configuration;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The server's YAML file. Unknown keys are errors: Dropwizard's configuration factory fails on
+ * unknown properties and names the key.
+ */
+public class FirnServerConfiguration extends Configuration {
+  @Valid @NotNull private List<CatalogConfiguration> catalogs = new ArrayList<>();
+  @Valid @NotNull private TablesConfiguration tables = new TablesConfiguration();
+  @Valid @NotNull private StateStoreConfiguration stateStore = new StateStoreConfiguration();
+  @Valid @NotNull private WatchConfiguration watch = new WatchConfiguration();
+
+  @JsonProperty
+  public List<CatalogConfiguration> getCatalogs() {
+    return catalogs;
+  }
+
+  @JsonProperty
+  public void setCatalogs(List<CatalogConfiguration> catalogs) {
+    this.catalogs = catalogs;
+  }
+
+  @JsonProperty
+  public TablesConfiguration getTables() {
+    return tables;
+  }
+
+  @JsonProperty
+  public void setTables(TablesConfiguration tables) {
+    this.tables = tables;
+  }
+
+  @JsonProperty
+  public StateStoreConfiguration getStateStore() {
+    return stateStore;
+  }
+
+  @JsonProperty
+  public void setStateStore(StateStoreConfiguration stateStore) {
+    this.stateStore = stateStore;
+  }
+
+  @JsonProperty
+  public WatchConfiguration getWatch() {
+    return watch;
+  }
+
+  @JsonProperty
+  public void setWatch(WatchConfiguration watch) {
+    this.watch = watch;
+  }
+}

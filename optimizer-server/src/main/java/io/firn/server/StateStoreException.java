@@ -1,0 +1,10 @@
+package io.firn.server;
+
+/** The state store cannot be reached or used; check the {@code stateStore} settings. */
+public class StateStoreException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  public StateStoreException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,29 @@
+package io.firn.server;
+
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the server last learned about one table.
+ *
+ * @param catalog the catalog's configured name
+ * @param namespace the namespace, levels joined by dots
+ * @param table the table's name
+ * @param snapshotId the current snapshot id when evaluated; null for a table without snapshots
+ * @param needsPlan whether the evaluation found partitions worth planning
+ * @param reason for people: why (not)
+ * @param evaluatedAt when the evaluation finished
+ */
+public record TableRuntime(
+    String catalog,
+    String namespace,
+    String table,
+    @Nullable Long snapshotId,
+    boolean needsPlan,
+    String reason,
+    Instant evaluatedAt) {
+
+  public String qualifiedName() {
+    return catalog + "." + namespace + "." + table;
+  }
+}

@@ -1,0 +1,265 @@
+package io.firn.server;
+
+import io.dropwizard.lifecycle.Managed;
+import io.firn.core.catalog.CatalogSettings;
+import io.firn.core.catalog.Catalogs;
+import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.table.TableEvaluator;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The snapshot watcher: every interval it lists the tables of every catalog, and evaluates (with
+ * {@link TableEvaluator}, cheap signals first) each watched table whose current snapshot changed
+ * since it was last evaluated. Unchanged tables cost one {@code loadTable}.
+ *
+ * <p>Rounds run on one thread, never overlapping. The in-memory view is safe to read from any
+ * thread; every change is written to the {@link StateStore} first.
+ */
+public final class TableWatcher implements Managed {
+  private static final Logger LOG = LoggerFactory.getLogger(TableWatcher.class);
+
+  private final List<CatalogSettings> catalogs;
+  private final TablePatterns patterns;
+  private final StateStore store;
+  private final Duration interval;
+  private final Clock clock;
+  private final MeterRegistry registry;
+  private final Map<String, Catalog> connected = new ConcurrentHashMap<>();
+  private final Map<String, TableRuntime> tables = new ConcurrentHashMap<>();
+  private final Timer watchDuration;
+  private ScheduledExecutorService executor;
+
+  public TableWatcher(
+      List<CatalogSettings> catalogs,
+      TablePatterns patterns,
+      StateStore store,
+      Duration interval,
+      Clock clock,
+      MeterRegistry registry) {
+    this.catalogs = List.copyOf(catalogs);
+    this.patterns = patterns;
+    this.store = store;
+    this.interval = interval;
+    this.clock = clock;
+    this.registry = registry;
+    this.watchDuration =
+        Timer.builder("firn.watch.duration")
+            .description("Time of one snapshot-watch round over all catalogs")
+            .register(registry);
+    for (CatalogSettings settings : this.catalogs) {
+      Gauge.builder(
+              "firn.tables.watched",
+              tables,
+              all -> all.values().stream().filter(t -> t.catalog().equals(settings.name())).count())
+          .description("Tables the snapshot watcher tracks, per catalog")
+          .tag("catalog", settings.name())
+          .register(registry);
+    }
+    // Register every result up front so the series exist (at 0) before the first evaluation.
+    for (String result : List.of("needs_plan", "no_plan", "error")) {
+      evaluations(result);
+    }
+  }
+
+  @Override
+  public void start() {
+    for (TableRuntime runtime : store.loadAll()) {
+      tables.put(runtime.qualifiedName(), runtime);
+    }
+    LOG.info(
+        "watching {} catalog(s), {} table(s) known from the state store",
+        catalogs.size(),
+        tables.size());
+    executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread thread = new Thread(r, "firn-table-watcher");
+              thread.setDaemon(true);
+              return thread;
+            });
+    executor.scheduleWithFixedDelay(
+        this::roundLogged, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void stop() throws Exception {
+    if (executor != null) {
+      executor.shutdownNow();
+      if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
+        LOG.warn("the table watcher did not stop within 30 s");
+      }
+    }
+    for (Catalog catalog : connected.values()) {
+      if (catalog instanceof AutoCloseable closeable) {
+        closeable.close();
+      }
+    }
+    connected.clear();
+  }
+
+  /** The tables known now, ordered by catalog, namespace and name. */
+  public List<TableRuntime> tables() {
+    List<TableRuntime> all = new ArrayList<>(tables.values());
+    all.sort(
+        Comparator.comparing(TableRuntime::catalog)
+            .thenComparing(TableRuntime::namespace)
+            .thenComparing(TableRuntime::table));
+    return all;
+  }
+
+  private void roundLogged() {
+    try {
+      round();
+    } catch (RuntimeException e) {
+      // Never let an exception cancel the schedule.
+      LOG.error("snapshot-watch round failed", e);
+    }
+  }
+
+  /** One pass over every catalog; public for tests and a future "watch now" endpoint. */
+  public synchronized void round() {
+    watchDuration.record(
+        () -> {
+          for (CatalogSettings settings : catalogs) {
+            watchCatalog(settings);
+          }
+        });
+  }
+
+  private void watchCatalog(CatalogSettings settings) {
+    Catalog catalog;
+    List<TableIdentifier> identifiers;
+    try {
+      catalog = connected.computeIfAbsent(settings.name(), name -> Catalogs.connect(settings));
+      identifiers = listTables(catalog);
+    } catch (RuntimeException e) {
+      // Keep what is known: a catalog that is down does not mean its tables were dropped.
+      LOG.warn("cannot list the tables of {}: {}", settings, e.getMessage());
+      Catalog failed = connected.remove(settings.name());
+      closeQuietly(failed);
+      return;
+    }
+    Set<String> seen = new HashSet<>();
+    for (TableIdentifier id : identifiers) {
+      String namespace = id.namespace().toString();
+      String qualified = settings.name() + "." + namespace + "." + id.name();
+      if (!patterns.matches(qualified)) {
+        continue;
+      }
+      seen.add(qualified);
+      watchTable(settings.name(), catalog, id, namespace, qualified);
+    }
+    for (TableRuntime known : List.copyOf(tables.values())) {
+      if (known.catalog().equals(settings.name()) && !seen.contains(known.qualifiedName())) {
+        store.delete(known.catalog(), known.namespace(), known.table());
+        tables.remove(known.qualifiedName());
+        LOG.info("forgot {}: dropped or no longer matched by the table patterns", qualified(known));
+      }
+    }
+  }
+
+  private void watchTable(
+      String catalogName, Catalog catalog, TableIdentifier id, String namespace, String qualified) {
+    Table table;
+    try {
+      table = catalog.loadTable(id);
+    } catch (RuntimeException e) {
+      // Listed but not loadable: usually dropped between list and load; the next round decides.
+      LOG.warn("cannot load {}: {}", qualified, e.getMessage());
+      return;
+    }
+    Snapshot current = table.currentSnapshot();
+    Long snapshotId = current == null ? null : current.snapshotId();
+    TableRuntime known = tables.get(qualified);
+    if (known != null && java.util.Objects.equals(known.snapshotId(), snapshotId)) {
+      return;
+    }
+    TableEvaluator.Evaluation evaluation;
+    try {
+      evaluation = TableEvaluator.evaluate(table, OptimizingPolicy.DEFAULTS);
+    } catch (RuntimeException e) {
+      // Not recorded as evaluated: the same snapshot is tried again next round.
+      evaluations("error").increment();
+      LOG.warn("cannot evaluate {} at snapshot {}: {}", qualified, snapshotId, e.toString());
+      return;
+    }
+    TableRuntime runtime =
+        new TableRuntime(
+            catalogName,
+            namespace,
+            id.name(),
+            snapshotId,
+            evaluation.needsPlan(),
+            evaluation.reason(),
+            clock.instant());
+    store.save(runtime);
+    tables.put(qualified, runtime);
+    evaluations(evaluation.needsPlan() ? "needs_plan" : "no_plan").increment();
+  }
+
+  private Counter evaluations(String result) {
+    return Counter.builder("firn.table.evaluations")
+        .description("Table evaluations after a snapshot change, by result")
+        .tag("result", result)
+        .register(registry);
+  }
+
+  /** Every table of the catalog, walking nested namespaces when the catalog supports them. */
+  static List<TableIdentifier> listTables(Catalog catalog) {
+    if (!(catalog instanceof SupportsNamespaces namespaces)) {
+      return catalog.listTables(Namespace.empty());
+    }
+    List<TableIdentifier> all = new ArrayList<>();
+    Deque<Namespace> pending = new ArrayDeque<>(namespaces.listNamespaces(Namespace.empty()));
+    Map<Namespace, Boolean> visited = new LinkedHashMap<>();
+    while (!pending.isEmpty()) {
+      Namespace namespace = pending.poll();
+      if (visited.put(namespace, Boolean.TRUE) != null) {
+        continue;
+      }
+      all.addAll(catalog.listTables(namespace));
+      pending.addAll(namespaces.listNamespaces(namespace));
+    }
+    return all;
+  }
+
+  private static String qualified(TableRuntime runtime) {
+    return runtime.qualifiedName();
+  }
+
+  private static void closeQuietly(Catalog catalog) {
+    if (catalog instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        LOG.debug("closing a failed catalog", e);
+      }
+    }
+  }
+}
