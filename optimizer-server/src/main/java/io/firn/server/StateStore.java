@@ -25,18 +25,19 @@ public final class StateStore implements AutoCloseable {
       List.of(
           new Migration(
               "table runtime",
-              "CREATE TABLE table_runtime ("
-                  + " catalog_name VARCHAR(255) NOT NULL,"
-                  + " namespace_name VARCHAR(1024) NOT NULL,"
-                  + " table_name VARCHAR(255) NOT NULL,"
-                  + " snapshot_id BIGINT,"
-                  + " needs_plan BOOLEAN NOT NULL,"
-                  + " reason VARCHAR(4000) NOT NULL,"
-                  + " evaluated_at_ms BIGINT NOT NULL,"
-                  + " PRIMARY KEY (catalog_name, namespace_name, table_name))"));
+              List.of(
+                  "CREATE TABLE table_runtime ("
+                      + " catalog_name VARCHAR(255) NOT NULL,"
+                      + " namespace_name VARCHAR(1024) NOT NULL,"
+                      + " table_name VARCHAR(255) NOT NULL,"
+                      + " snapshot_id BIGINT,"
+                      + " needs_plan BOOLEAN NOT NULL,"
+                      + " reason VARCHAR(4000) NOT NULL,"
+                      + " evaluated_at_ms BIGINT NOT NULL,"
+                      + " PRIMARY KEY (catalog_name, namespace_name, table_name))")));
 
   /** One schema change: its statements run in one transaction where the database allows. */
-  record Migration(String description, String... statements) {}
+  record Migration(String description, List<String> statements) {}
 
   private static final int MAX_REASON = 4000;
 

@@ -24,7 +24,8 @@ public final class TablePatterns {
   static Pattern compile(String glob) {
     StringBuilder regex = new StringBuilder();
     StringBuilder literal = new StringBuilder();
-    for (char c : glob.toCharArray()) {
+    for (int i = 0; i < glob.length(); i++) {
+      char c = glob.charAt(i);
       if (c == '*' || c == '?') {
         if (literal.length() > 0) {
           regex.append(Pattern.quote(literal.toString()));

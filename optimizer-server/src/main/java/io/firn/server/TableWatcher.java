@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -54,6 +55,7 @@ public final class TableWatcher implements Managed {
   private final Map<String, TableRuntime> tables = new ConcurrentHashMap<>();
   private final Timer watchDuration;
   private ScheduledExecutorService executor;
+  private ScheduledFuture<?> schedule;
 
   public TableWatcher(
       List<CatalogSettings> catalogs,
@@ -89,13 +91,7 @@ public final class TableWatcher implements Managed {
 
   @Override
   public void start() {
-    for (TableRuntime runtime : store.loadAll()) {
-      tables.put(runtime.qualifiedName(), runtime);
-    }
-    LOG.info(
-        "watching {} catalog(s), {} table(s) known from the state store",
-        catalogs.size(),
-        tables.size());
+    loadState();
     executor =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -103,13 +99,15 @@ public final class TableWatcher implements Managed {
               thread.setDaemon(true);
               return thread;
             });
-    executor.scheduleWithFixedDelay(
-        this::roundLogged, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    schedule =
+        executor.scheduleWithFixedDelay(
+            this::roundLogged, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override
   public void stop() throws Exception {
     if (executor != null) {
+      schedule.cancel(true);
       executor.shutdownNow();
       if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
         LOG.warn("the table watcher did not stop within 30 s");
@@ -121,6 +119,20 @@ public final class TableWatcher implements Managed {
       }
     }
     connected.clear();
+  }
+
+  /**
+   * Takes over what the state store knows, so that tables whose snapshot did not change while the
+   * server was down are not evaluated again.
+   */
+  void loadState() {
+    for (TableRuntime runtime : store.loadAll()) {
+      tables.put(runtime.qualifiedName(), runtime);
+    }
+    LOG.info(
+        "watching {} catalog(s), {} table(s) known from the state store",
+        catalogs.size(),
+        tables.size());
   }
 
   /** The tables known now, ordered by catalog, namespace and name. */

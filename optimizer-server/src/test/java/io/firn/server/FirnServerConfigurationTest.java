@@ -1,0 +1,145 @@
+package io.firn.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dropwizard.configuration.ConfigurationParsingException;
+import io.dropwizard.configuration.FileConfigurationSourceProvider;
+import io.dropwizard.core.cli.CheckCommand;
+import io.dropwizard.core.cli.Cli;
+import io.dropwizard.core.setup.Bootstrap;
+import io.dropwizard.util.JarLocation;
+import io.firn.core.catalog.CatalogSettings;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FirnServerConfigurationTest {
+  @TempDir Path dir;
+
+  private FirnServerConfiguration parse(String yaml) throws Exception {
+    Path file = dir.resolve("firn-server.yaml");
+    Files.writeString(file, yaml);
+    // The same factory the application uses for `server` and `check` (it enables
+    // FAIL_ON_UNKNOWN_PROPERTIES on the bootstrap's object mapper).
+    FirnServerApplication application = new FirnServerApplication();
+    Bootstrap<FirnServerConfiguration> bootstrap = new Bootstrap<>(application);
+    application.initialize(bootstrap);
+    return bootstrap
+        .getConfigurationFactoryFactory()
+        .create(
+            FirnServerConfiguration.class,
+            bootstrap.getValidatorFactory().getValidator(),
+            bootstrap.getObjectMapper(),
+            "dw")
+        .build(new FileConfigurationSourceProvider(), file.toString());
+  }
+
+  @Test
+  void readsCatalogsPatternsStateStoreAndWatchInterval() throws Exception {
+    FirnServerConfiguration configuration =
+        parse(
+            """
+            catalogs:
+              - name: lake
+                uri: jdbc:sqlite:/data/catalog.db
+                warehouse: /data/warehouse
+                properties:
+                  jdbc.schema-version: V1
+            tables:
+              include: ["lake.db.*"]
+              exclude: ["lake.db.tmp_*"]
+            stateStore:
+              url: jdbc:postgresql://127.0.0.1:5432/firn
+              user: firn
+            watch:
+              interval: 5s
+            """);
+
+    assertThat(configuration.getCatalogs().get(0).settings())
+        .isEqualTo(
+            new CatalogSettings(
+                "lake",
+                "jdbc",
+                "jdbc:sqlite:/data/catalog.db",
+                "/data/warehouse",
+                Map.of("jdbc.schema-version", "V1")));
+    assertThat(configuration.getTables().patterns().matches("lake.db.events")).isTrue();
+    assertThat(configuration.getTables().patterns().matches("lake.db.tmp_1")).isFalse();
+    assertThat(configuration.getTables().patterns().matches("other.db.events")).isFalse();
+    assertThat(configuration.getStateStore().getUrl())
+        .isEqualTo("jdbc:postgresql://127.0.0.1:5432/firn");
+    assertThat(configuration.getWatch().getInterval().toJavaDuration())
+        .isEqualTo(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void defaultsToAnEmbeddedH2StateStoreAndEveryTable() throws Exception {
+    FirnServerConfiguration configuration = parse("catalogs: []\n");
+
+    assertThat(configuration.getStateStore().getUrl()).isEqualTo("jdbc:h2:file:./firn-state/firn");
+    assertThat(configuration.getTables().patterns().matches("any.name.space.table")).isTrue();
+    assertThat(configuration.getWatch().getInterval().toJavaDuration())
+        .isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void rejectsAnUnknownKeyNamingIt() {
+    assertThatThrownBy(() -> parse("stateStore:\n  urll: jdbc:h2:mem:x\n"))
+        .isInstanceOf(ConfigurationParsingException.class)
+        .hasMessageContaining("Unrecognized field at: stateStore.urll")
+        .hasMessageContaining("Did you mean?:\n      - url");
+  }
+
+  @Test
+  void rejectsAnUnknownKeyInsideACatalog() {
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    catalogs:
+                      - name: lake
+                        uri: jdbc:sqlite:/data/catalog.db
+                        warehous: /data/warehouse
+                    """))
+        .isInstanceOf(ConfigurationParsingException.class)
+        .hasMessageContaining("Unrecognized field at: catalogs.[0].warehous")
+        .hasMessageContaining("Did you mean?:\n      - warehouse");
+  }
+
+  @Test
+  void checkCommandValidatesAFileWithoutStartingAnything() throws Exception {
+    Path good = dir.resolve("good.yaml");
+    Files.writeString(good, "catalogs: []\nwatch:\n  interval: 1s\n");
+    Path bad = dir.resolve("bad.yaml");
+    Files.writeString(bad, "watch:\n  intervall: 1s\n");
+
+    assertThat(check(good)).isEmpty();
+    assertThat(check(bad))
+        .get()
+        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+        .hasMessageContaining("Unrecognized field at: watch.intervall");
+  }
+
+  private static Optional<Throwable> check(Path file) throws Exception {
+    FirnServerApplication application = new FirnServerApplication();
+    Bootstrap<FirnServerConfiguration> bootstrap = new Bootstrap<>(application);
+    application.initialize(bootstrap);
+    bootstrap.addCommand(new CheckCommand<>(application));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    return new Cli(
+            new JarLocation(FirnServerApplication.class),
+            bootstrap,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(out, true, StandardCharsets.UTF_8))
+        .run("check", file.toString());
+  }
+}
