@@ -106,12 +106,13 @@ public final class JsonEventRouter {
     TableIdentifier table = TableIdentifier.of(Namespace.of(settings.namespace()), tableName);
     Schema schema = schemas.get(table);
     if (schema == null) {
-      schema = schemaLoader.apply(table).orElse(null);
+      schema = schemaLoader.apply(table).orElseGet(() -> newTableSchema(event));
+    } else if (hasNewFields(schema, event)) {
+      // Another subtask may have added the column already: take the catalog's type for it.
+      Schema cached = schema;
+      schema = schemaLoader.apply(table).map(current -> union(current, cached)).orElse(cached);
     }
-    if (schema == null || hasNewFields(schema, event)) {
-      Schema current = schemaLoader.apply(table).orElse(schema);
-      schema = current == null ? newTableSchema(event) : widen(current, event);
-    }
+    schema = widen(schema, event);
     schemas.put(table, schema);
     return toRow(table, schema, event);
   }
@@ -137,6 +138,21 @@ public final class JsonEventRouter {
     }
     Schema keysOnly = new Schema(columns, identifiers);
     return widen(keysOnly, event);
+  }
+
+  /** {@code base} plus the columns of {@code extra} it lacks (as optional, in extra's order). */
+  private static Schema union(Schema base, Schema extra) {
+    List<Types.NestedField> columns = new ArrayList<>(base.columns());
+    int nextId = base.highestFieldId();
+    for (Types.NestedField column : extra.columns()) {
+      if (base.findField(column.name()) == null) {
+        nextId++;
+        columns.add(Types.NestedField.optional(nextId, column.name(), column.type()));
+      }
+    }
+    return columns.size() == base.columns().size()
+        ? base
+        : new Schema(columns, base.identifierFieldIds());
   }
 
   /** The schema plus an optional column for each non-null field it lacks, in event order. */
@@ -200,8 +216,7 @@ public final class JsonEventRouter {
       }
       row.setField(i, converted);
     }
-    return new Routing.Routed(
-        table, schema, row, new LinkedHashSet<>(settings.keyFields()));
+    return new Routing.Routed(table, schema, row, new LinkedHashSet<>(settings.keyFields()));
   }
 
   /** The value in the column's type, or null when it does not fit. */

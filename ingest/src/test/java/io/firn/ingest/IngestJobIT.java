@@ -1,0 +1,176 @@
+package io.firn.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.firn.core.catalog.CatalogSettings;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+class IngestJobIT {
+  private static final long EVENTS = 300;
+
+  @RegisterExtension
+  static final MiniClusterExtension CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(4)
+              .build());
+
+  @TempDir Path dir;
+
+  @Test
+  void routesEventsToVersionTwoUpsertTablesAndDeadLettersBadOnes() throws Exception {
+    // ~2 s of input, a checkpoint (= commit) every 200 ms: upserts cross many commits.
+    runAndVerify(200, 150);
+  }
+
+  @Test
+  void keysStayUniqueWhenTheSchemaWidensInsideOneCheckpoint() throws Exception {
+    // All input before the first checkpoint: the new column of user_events arrives while rows of
+    // the same keys in the old schema sit in the same, still uncommitted, checkpoint.
+    runAndVerify(2_000, 3_000);
+  }
+
+  private void runAndVerify(long checkpointMillis, double eventsPerSecond) throws Exception {
+    CatalogSettings settings =
+        new CatalogSettings(
+            "firn",
+            "jdbc",
+            "jdbc:sqlite:" + dir.resolve("catalog.db"),
+            dir.resolve("warehouse").toString(),
+            Map.of());
+    CatalogLoader loader = IngestJob.catalogLoader(settings);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(2);
+    env.enableCheckpointing(checkpointMillis);
+    IngestJob.addSink(
+        IngestJob.sampleEvents(env, EVENTS, eventsPerSecond),
+        loader,
+        IngestSettings.defaults("events"),
+        Map.of());
+    env.execute("ingest-it");
+
+    Catalog catalog = loader.loadCatalog();
+    Map<String, Map<Object, JsonNode>> expected = latestPerKey();
+    assertThat(expected).containsOnlyKeys("order_events", "user_events");
+    for (String name : expected.keySet()) {
+      Table table = catalog.loadTable(TableIdentifier.of("events", name));
+      assertThat(TableUtil.formatVersion(table)).as(name).isEqualTo(2);
+      assertThat(table.schema().identifierFieldNames()).as(name).containsExactly("id");
+      assertThat(table.currentSnapshot().summary())
+          .as(name + " has equality deletes")
+          .hasEntrySatisfying(
+              "total-equality-deletes", v -> assertThat(Long.parseLong(v)).isPositive());
+
+      List<List<Object>> actual = readRows(table);
+      List<List<Object>> wanted = new ArrayList<>();
+      for (JsonNode event : expected.get(name).values()) {
+        wanted.add(toRow(table, event));
+      }
+      assertThat(actual)
+          .as(name + " holds the last event per key")
+          .containsExactlyInAnyOrderElementsOf(wanted);
+    }
+    assertThat(
+            catalog
+                .loadTable(TableIdentifier.of("events", "user_events"))
+                .schema()
+                .findField("loyalty_tier"))
+        .as("a field that appeared mid-run became a column")
+        .isNotNull();
+    assertThat(expected.get("user_events").get("u25").has("loyalty_tier"))
+        .as("u25's last event predates the new field, so its row holds null there")
+        .isFalse();
+
+    Table deadLetters = catalog.loadTable(TableIdentifier.of("events", "dead_letters"));
+    List<Record> letters = new ArrayList<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(deadLetters).build()) {
+      rows.forEach(r -> letters.add(r.copy()));
+    }
+    assertThat(letters)
+        .extracting(r -> r.getField("reason"), r -> r.getField("payload"))
+        .containsExactlyInAnyOrder(
+            tuple(
+                "unparseable_json",
+                SampleEvents.event(SampleEvents.malformedIndex(EVENTS), EVENTS)),
+            tuple("missing_key", SampleEvents.event(SampleEvents.missingKeyIndex(EVENTS), EVENTS)));
+    assertThat(letters)
+        .filteredOn(r -> "missing_key".equals(r.getField("reason")))
+        .extracting(r -> r.getField("detail"))
+        .containsExactly("key field 'id' is absent");
+    assertThat(letters).allSatisfy(r -> assertThat(r.getField("received_at")).isNotNull());
+  }
+
+  private static Map<String, Map<Object, JsonNode>> latestPerKey() throws IOException {
+    ObjectMapper mapper = new ObjectMapper();
+    Map<String, Map<Object, JsonNode>> latest = new HashMap<>();
+    for (long i = 0; i < EVENTS; i++) {
+      if (i == SampleEvents.malformedIndex(EVENTS) || i == SampleEvents.missingKeyIndex(EVENTS)) {
+        continue;
+      }
+      JsonNode event = mapper.readTree(SampleEvents.event(i, EVENTS));
+      JsonNode id = event.get("id");
+      Object key = id.isTextual() ? id.asText() : id.longValue();
+      latest
+          .computeIfAbsent(event.get("event_type").asText(), t -> new LinkedHashMap<>())
+          .put(key, event);
+    }
+    return latest;
+  }
+
+  private static List<List<Object>> readRows(Table table) throws IOException {
+    List<List<Object>> rows = new ArrayList<>();
+    try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+      for (Record record : records) {
+        List<Object> row = new ArrayList<>();
+        for (Types.NestedField column : table.schema().columns()) {
+          row.add(record.getField(column.name()));
+        }
+        rows.add(row);
+      }
+    }
+    return rows;
+  }
+
+  private static List<Object> toRow(Table table, JsonNode event) {
+    List<Object> row = new ArrayList<>();
+    for (Types.NestedField column : table.schema().columns()) {
+      JsonNode value = event.get(column.name());
+      if (value == null || value.isNull()) {
+        row.add(null);
+        continue;
+      }
+      switch (column.type().typeId()) {
+        case LONG -> row.add(value.longValue());
+        case DOUBLE -> row.add(value.doubleValue());
+        case BOOLEAN -> row.add(value.booleanValue());
+        default -> row.add(value.asText());
+      }
+    }
+    return row;
+  }
+}

@@ -1,0 +1,109 @@
+package io.firn.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+
+class JsonEventRouterTest {
+  private final Map<TableIdentifier, Schema> catalog = new HashMap<>();
+  private final JsonEventRouter router =
+      new JsonEventRouter(
+          IngestSettings.defaults("events"), id -> Optional.ofNullable(catalog.get(id)));
+
+  @Test
+  void newTableGetsRequiredKeyAndConservativeTypes() {
+    Routing.Routed routed =
+        routed(
+            "{\"event_type\":\"orders\",\"id\":7,\"amount\":1.5,\"paid\":true,\"note\":\"x\","
+                + "\"tags\":[1,2],\"gone\":null}");
+
+    assertThat(routed.table()).isEqualTo(TableIdentifier.of("events", "orders"));
+    assertThat(routed.keyFields()).containsExactly("id");
+    Schema schema = routed.schema();
+    assertThat(schema.identifierFieldNames()).containsExactly("id");
+    assertThat(schema.findField("id").isRequired()).isTrue();
+    assertThat(schema.findType("id")).isEqualTo(Types.LongType.get());
+    assertThat(schema.findType("amount")).isEqualTo(Types.DoubleType.get());
+    assertThat(schema.findType("paid")).isEqualTo(Types.BooleanType.get());
+    assertThat(schema.findType("tags")).isEqualTo(Types.StringType.get());
+    assertThat(schema.findField("gone")).as("a null adds no column").isNull();
+    RowData row = routed.row();
+    assertThat(row.getLong(0)).isEqualTo(7L);
+    assertThat(row.getString(schema.columns().indexOf(schema.findField("tags"))))
+        .isEqualTo(StringData.fromString("[1,2]"));
+  }
+
+  @Test
+  void newFieldBecomesOptionalColumnAndIntegersFillDoubleColumnsAsDoubles() {
+    catalog.put(
+        TableIdentifier.of("events", "orders"),
+        new Schema(
+            java.util.List.of(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "amount", Types.DoubleType.get())),
+            java.util.Set.of(1)));
+
+    Routing.Routed routed =
+        routed("{\"event_type\":\"orders\",\"id\":1,\"amount\":3,\"tier\":\"a\"}");
+
+    assertThat(routed.schema().columns())
+        .extracting(Types.NestedField::name)
+        .containsExactly("id", "amount", "event_type", "tier");
+    assertThat(routed.schema().findField("tier").isOptional()).isTrue();
+    assertThat(routed.row().getDouble(1)).isEqualTo(3.0);
+  }
+
+  @Test
+  void decimalIntoLongColumnIsRejectedNotWidened() {
+    routed("{\"event_type\":\"orders\",\"id\":1,\"count\":3}");
+
+    Routing routing = router.route("{\"event_type\":\"orders\",\"id\":2,\"count\":3.5}");
+
+    assertThat(routing)
+        .isEqualTo(
+            new Routing.Rejected(
+                DeadLetterReason.INCOMPATIBLE_TYPE,
+                "field 'count' = 3.5 (NUMBER) does not fit column type long of events.orders"
+                    + " without a disallowed change"));
+  }
+
+  @Test
+  void unroutableEventsAreRejectedWithTheirReason() {
+    assertThat(reason("{\"event_type\":")).isEqualTo(DeadLetterReason.UNPARSEABLE_JSON);
+    assertThat(reason("[1]")).isEqualTo(DeadLetterReason.NOT_AN_OBJECT);
+    assertThat(reason("{\"id\":1}")).isEqualTo(DeadLetterReason.MISSING_ROUTING_FIELD);
+    assertThat(reason("{\"event_type\":\"Bad Name\",\"id\":1}"))
+        .isEqualTo(DeadLetterReason.INVALID_TABLE_NAME);
+    assertThat(reason("{\"event_type\":\"dead_letters\",\"id\":1}"))
+        .isEqualTo(DeadLetterReason.INVALID_TABLE_NAME);
+    assertThat(reason("{\"event_type\":\"orders\"}")).isEqualTo(DeadLetterReason.MISSING_KEY);
+    assertThat(reason("{\"event_type\":\"orders\",\"id\":null}"))
+        .isEqualTo(DeadLetterReason.MISSING_KEY);
+    assertThat(reason("{\"event_type\":\"orders\",\"id\":{\"a\":1}}"))
+        .isEqualTo(DeadLetterReason.INVALID_KEY);
+    assertThat(router.route("{\"id\":1}"))
+        .isEqualTo(
+            new Routing.Rejected(
+                DeadLetterReason.MISSING_ROUTING_FIELD, "routing field 'event_type' is absent"));
+  }
+
+  private Routing.Routed routed(String json) {
+    Routing routing = router.route(json);
+    assertThat(routing).isInstanceOf(Routing.Routed.class);
+    return (Routing.Routed) routing;
+  }
+
+  private DeadLetterReason reason(String json) {
+    Routing routing = router.route(json);
+    assertThat(routing).isInstanceOf(Routing.Rejected.class);
+    return ((Routing.Rejected) routing).reason();
+  }
+}
