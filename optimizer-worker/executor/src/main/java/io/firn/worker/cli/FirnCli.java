@@ -8,6 +8,8 @@ import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.core.policy.InvalidPolicyException;
 import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.policy.PolicyFile;
+import io.firn.core.policy.PolicyParser;
 import io.firn.core.policy.Sizes;
 import io.firn.core.table.HealthScore;
 import io.firn.core.table.PartitionStatistics;
@@ -67,6 +69,9 @@ public final class FirnCli {
       return args.length == 0 ? BAD_INPUT : OK;
     }
     String command = args[0];
+    if (command.equals("policies")) {
+      return policies(args);
+    }
     try {
       Arguments arguments = new Arguments(args, 1, OPTIONS, FLAGS);
       if (arguments.flag("help")) {
@@ -91,6 +96,31 @@ public final class FirnCli {
       err.println("error: " + e.getMessage());
       return NOT_COMMITTED;
     }
+  }
+
+  /** {@code firn policies check FILE...}: validates policy files offline. */
+  private int policies(String[] args) {
+    if (args.length < 3 || !args[1].equals("check")) {
+      err.println("usage: firn policies check FILE [FILE...]");
+      return BAD_INPUT;
+    }
+    int exit = OK;
+    for (int i = 2; i < args.length; i++) {
+      try {
+        PolicyFile policy = PolicyParser.parse(java.nio.file.Path.of(args[i]));
+        out.printf(
+            Locale.ROOT,
+            "%s: ok (%d windows, %d groups, %d rules)%n",
+            args[i],
+            policy.windows().size(),
+            policy.groups().size(),
+            policy.rules().size());
+      } catch (InvalidPolicyException e) {
+        err.println("error: " + e.getMessage());
+        exit = BAD_INPUT;
+      }
+    }
+    return exit;
   }
 
   private int plan(Arguments arguments) {
@@ -226,6 +256,7 @@ public final class FirnCli {
     return String.join(
         "\n",
         "usage: firn plan|optimize --table NS.TABLE [catalog options] [options]",
+        "       firn policies check FILE [FILE...]",
         "",
         "  plan       print, per partition, what optimizing is due and why (changes nothing)",
         "  optimize   run it in this JVM and commit",

@@ -1,0 +1,62 @@
+package io.firn.worker.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code firn policies check} validates policy files offline. */
+class PoliciesCheckTest {
+  @TempDir Path dir;
+
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int run(String... args) {
+    return new FirnCli(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8))
+        .run(args);
+  }
+
+  @Test
+  void theShippedDefaultPolicyPasses() {
+    Path shipped = Path.of("..", "..", "policies", "default.yaml");
+
+    assertThat(run("policies", "check", shipped.toString())).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).startsWith(shipped + ": ok (");
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+  }
+
+  @Test
+  void anInvalidPolicyExitsOneNamingFileLineKeyAndRule() throws Exception {
+    Path bad = dir.resolve("bad.yaml");
+    Files.writeString(
+        bad,
+        "version: 1\n"
+            + "windows:\n"
+            + "  nightly:\n"
+            + "    time-zone: Mars/Olympus\n"
+            + "    start: \"01:00\"\n"
+            + "    end: \"05:00\"\n");
+
+    assertThat(run("policies", "check", bad.toString())).isEqualTo(FirnCli.BAD_INPUT);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .startsWith("error: " + bad)
+        .contains("line 4")
+        .contains("windows.nightly.time-zone")
+        .contains("not a time zone");
+  }
+
+  @Test
+  void aMissingSubcommandPrintsUsage() {
+    assertThat(run("policies")).isEqualTo(FirnCli.BAD_INPUT);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo("usage: firn policies check FILE [FILE...]\n");
+  }
+}
