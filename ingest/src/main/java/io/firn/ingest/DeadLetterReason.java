@@ -14,6 +14,12 @@ public enum DeadLetterReason {
   MISSING_KEY("missing_key"),
   /** A primary-key field is not a string or an integer. */
   INVALID_KEY("invalid_key"),
+  /** A CDC event's {@code op} is absent or not one of c, r, u, d. */
+  UNKNOWN_OPERATION("unknown_operation"),
+  /**
+   * A CDC event lacks the row image its op needs ({@code after} for c/r/u, {@code before} for d).
+   */
+  MISSING_ROW_IMAGE("missing_row_image"),
   /** A value does not fit its column's type without a disallowed change (e.g. long to double). */
   INCOMPATIBLE_TYPE("incompatible_type");
 

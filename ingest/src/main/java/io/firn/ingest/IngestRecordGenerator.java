@@ -49,7 +49,7 @@ public final class IngestRecordGenerator implements DynamicRecordGenerator<Strin
 
   private final IngestSettings settings;
   private final CatalogLoader catalogLoader;
-  private transient JsonEventRouter router;
+  private transient EventRouter router;
   private transient TableIdentifier deadLetterTable;
   private transient Clock clock;
   private transient Map<TableIdentifier, Schema> lastSchemas;
@@ -63,7 +63,7 @@ public final class IngestRecordGenerator implements DynamicRecordGenerator<Strin
   @Override
   public void open(OpenContext context) {
     Catalog catalog = catalogLoader.loadCatalog();
-    this.router = new JsonEventRouter(settings, table -> currentSchema(catalog, table));
+    this.router = settings.router(table -> currentSchema(catalog, table));
     this.deadLetterTable =
         TableIdentifier.of(Namespace.of(settings.namespace()), settings.deadLetterTable());
     this.clock = Clock.systemUTC();
@@ -85,38 +85,48 @@ public final class IngestRecordGenerator implements DynamicRecordGenerator<Strin
       rowsSinceBoundary.clear();
       return;
     }
-    Routing routing = router.route(payload);
-    if (routing instanceof Routing.Routed routed) {
-      Map<List<Object>, RowData> rows =
-          rowsSinceBoundary.computeIfAbsent(routed.table(), t -> new LinkedHashMap<>());
-      Schema previous = lastSchemas.put(routed.table(), routed.schema());
-      if (previous != null && previous != routed.schema()) {
-        for (Map.Entry<List<Object>, RowData> row : rows.entrySet()) {
-          out.collect(
-              upsert(
-                  routed.table(), previous, keyOnlyDelete(previous, routed, row.getKey()), routed));
-          out.collect(
-              upsert(
-                  routed.table(),
-                  routed.schema(),
-                  project(row.getValue(), previous, routed.schema()),
-                  routed));
-        }
-        rows.clear();
+    for (Routing routing : router.route(payload)) {
+      if (routing instanceof Routing.Routed routed) {
+        write(routed, out);
+      } else if (routing instanceof Routing.Rejected rejected) {
+        out.collect(
+            new DynamicRecord(
+                deadLetterTable,
+                SnapshotRef.MAIN_BRANCH,
+                DeadLetters.SCHEMA,
+                DeadLetters.row(payload, rejected, clock.instant()),
+                PartitionSpec.unpartitioned(),
+                DistributionMode.NONE,
+                1));
       }
-      rows.put(keyValues(routed), routed.row());
-      out.collect(upsert(routed.table(), routed.schema(), routed.row(), routed));
-    } else if (routing instanceof Routing.Rejected rejected) {
-      out.collect(
-          new DynamicRecord(
-              deadLetterTable,
-              SnapshotRef.MAIN_BRANCH,
-              DeadLetters.SCHEMA,
-              DeadLetters.row(payload, rejected, clock.instant()),
-              PartitionSpec.unpartitioned(),
-              DistributionMode.NONE,
-              1));
     }
+  }
+
+  private void write(Routing.Routed routed, Collector<DynamicRecord> out) {
+    Map<List<Object>, RowData> rows =
+        rowsSinceBoundary.computeIfAbsent(routed.table(), t -> new LinkedHashMap<>());
+    Schema previous = lastSchemas.put(routed.table(), routed.schema());
+    if (previous != null && previous != routed.schema()) {
+      for (Map.Entry<List<Object>, RowData> row : rows.entrySet()) {
+        out.collect(
+            upsert(
+                routed.table(), previous, keyOnlyDelete(previous, routed, row.getKey()), routed));
+        out.collect(
+            upsert(
+                routed.table(),
+                routed.schema(),
+                project(row.getValue(), previous, routed.schema()),
+                routed));
+      }
+      rows.clear();
+    }
+    if (routed.delete()) {
+      // Nothing of this key is to be re-sent after a schema change: it is gone.
+      rows.remove(keyValues(routed));
+    } else {
+      rows.put(keyValues(routed), routed.row());
+    }
+    out.collect(upsert(routed.table(), routed.schema(), routed.row(), routed));
   }
 
   private DynamicRecord upsert(

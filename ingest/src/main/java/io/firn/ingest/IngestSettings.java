@@ -2,7 +2,11 @@ package io.firn.ingest;
 
 import java.io.Serializable;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Pattern;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * How events are routed.
@@ -13,13 +17,15 @@ import java.util.regex.Pattern;
  * @param keyFields the primary-key fields; they become the tables' identifier and equality fields
  * @param deadLetterTable the dead-letter table's name inside {@code namespace}
  * @param writeParallelism writers per table ({@link Integer#MAX_VALUE}: all the sink has)
+ * @param format how payloads are read (plain JSON or Debezium-style CDC)
  */
 public record IngestSettings(
     String namespace,
     String routingField,
     List<String> keyFields,
     String deadLetterTable,
-    int writeParallelism)
+    int writeParallelism,
+    EventFormat format)
     implements Serializable {
 
   private static final long serialVersionUID = 1L;
@@ -42,14 +48,35 @@ public record IngestSettings(
       throw new IllegalArgumentException(
           "dead-letter table '" + deadLetterTable + "' must match " + TABLE_NAME.pattern());
     }
+    if (format == null) {
+      throw new IllegalArgumentException("ingest format must be set (json or debezium)");
+    }
     if (writeParallelism < 1) {
       throw new IllegalArgumentException(
           "write parallelism " + writeParallelism + " must be at least 1");
     }
   }
 
-  /** Defaults: routing field {@code event_type}, key {@code id}, table {@code dead_letters}. */
+  /**
+   * Defaults: routing field {@code event_type}, key {@code id}, table {@code dead_letters}, JSON
+   * events, two writers per table.
+   */
   public static IngestSettings defaults(String namespace) {
-    return new IngestSettings(namespace, "event_type", List.of("id"), "dead_letters", 2);
+    return new IngestSettings(
+        namespace, "event_type", List.of("id"), "dead_letters", 2, EventFormat.JSON);
+  }
+
+  /** These settings with another event format. */
+  public IngestSettings withFormat(EventFormat newFormat) {
+    return new IngestSettings(
+        namespace, routingField, keyFields, deadLetterTable, writeParallelism, newFormat);
+  }
+
+  /** The router for {@link #format()}. */
+  public EventRouter router(Function<TableIdentifier, Optional<Schema>> schemaLoader) {
+    return switch (format) {
+      case JSON -> new JsonEventRouter(this, schemaLoader);
+      case DEBEZIUM -> new DebeziumEventRouter(this, schemaLoader);
+    };
   }
 }

@@ -13,9 +13,13 @@ public sealed interface Routing {
    *
    * @param schema the table's widest known schema, including columns this event adds; {@code row}
    *     is in this schema
+   * @param row the full row to upsert, or (when {@code delete}) a row of {@code RowKind.DELETE}
+   *     that holds only the key fields
    * @param keyFields the equality fields for the upsert
+   * @param delete whether the row's key is to be deleted instead of upserted
    */
-  record Routed(TableIdentifier table, Schema schema, RowData row, Set<String> keyFields)
+  record Routed(
+      TableIdentifier table, Schema schema, RowData row, Set<String> keyFields, boolean delete)
       implements Routing {}
 
   /** The event cannot be routed; {@code detail} names the field, the value and the rule. */

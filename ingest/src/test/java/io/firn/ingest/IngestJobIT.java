@@ -13,6 +13,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -55,14 +58,77 @@ class IngestJobIT {
     runAndVerify(2_000, 3_000);
   }
 
+  @Test
+  void changeEventsLeaveTheLastRowPerKeyAndDeadLetterMalformedOnes() throws Exception {
+    List<String> events = ChangeEvents.events(300);
+    CatalogLoader loader = IngestJob.catalogLoader(catalogSettings());
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(2);
+    // ~2 s of input, a commit every 200 ms: updates and deletes hit rows of earlier commits, and
+    // the new column arrives while the checkpoint in flight holds rows in the old schema.
+    env.enableCheckpointing(200);
+    DataGeneratorSource<String> source =
+        new DataGeneratorSource<>(
+            new ListedEvents(events),
+            events.size(),
+            RateLimiterStrategy.perSecond(150),
+            org.apache.flink.api.common.typeinfo.Types.STRING);
+    IngestJob.addSink(
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "cdc").setParallelism(1),
+        loader,
+        IngestSettings.defaults("events").withFormat(EventFormat.DEBEZIUM),
+        Map.of());
+    env.execute("ingest-cdc-it");
+
+    Catalog catalog = loader.loadCatalog();
+    Table table = catalog.loadTable(TableIdentifier.of("events", "customers"));
+    assertThat(TableUtil.formatVersion(table)).isEqualTo(2);
+    assertThat(table.schema().identifierFieldNames()).containsExactly("id");
+    assertThat(table.schema().findField("tier")).as("column added mid-stream").isNotNull();
+    assertThat(table.currentSnapshot().summary())
+        .as("deletes of committed rows are equality deletes")
+        .hasEntrySatisfying(
+            "total-equality-deletes", v -> assertThat(Long.parseLong(v)).isPositive());
+    Map<Long, JsonNode> expected = ChangeEvents.expected(events);
+    assertThat(expected)
+        .as("the stream deletes keys for good")
+        .doesNotContainKeys(3L, 7L, 13L, 17L, 23L, 27L);
+    List<List<Object>> wanted = new ArrayList<>();
+    for (JsonNode row : expected.values()) {
+      wanted.add(toRow(table, row));
+    }
+    assertThat(readRows(table))
+        .as("last write per key wins, deleted keys are absent")
+        .containsExactlyInAnyOrderElementsOf(wanted);
+
+    List<Record> letters = readAll(catalog.loadTable(TableIdentifier.of("events", "dead_letters")));
+    List<org.assertj.core.groups.Tuple> wantedLetters = new ArrayList<>();
+    ChangeEvents.MALFORMED.forEach(
+        (index, reason) -> wantedLetters.add(tuple(reason, events.get(index))));
+    assertThat(letters)
+        .extracting(r -> r.getField("reason"), r -> r.getField("payload"))
+        .containsExactlyInAnyOrderElementsOf(wantedLetters);
+  }
+
+  private CatalogSettings catalogSettings() {
+    return new CatalogSettings(
+        "firn",
+        "jdbc",
+        "jdbc:sqlite:" + dir.resolve("catalog.db"),
+        dir.resolve("warehouse").toString(),
+        Map.of());
+  }
+
+  private static List<Record> readAll(Table table) throws IOException {
+    List<Record> records = new ArrayList<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      rows.forEach(r -> records.add(r.copy()));
+    }
+    return records;
+  }
+
   private void runAndVerify(long checkpointMillis, double eventsPerSecond) throws Exception {
-    CatalogSettings settings =
-        new CatalogSettings(
-            "firn",
-            "jdbc",
-            "jdbc:sqlite:" + dir.resolve("catalog.db"),
-            dir.resolve("warehouse").toString(),
-            Map.of());
+    CatalogSettings settings = catalogSettings();
     CatalogLoader loader = IngestJob.catalogLoader(settings);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
@@ -106,11 +172,7 @@ class IngestJobIT {
         .as("u25's last event predates the new field, so its row holds null there")
         .isFalse();
 
-    Table deadLetters = catalog.loadTable(TableIdentifier.of("events", "dead_letters"));
-    List<Record> letters = new ArrayList<>();
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(deadLetters).build()) {
-      rows.forEach(r -> letters.add(r.copy()));
-    }
+    List<Record> letters = readAll(catalog.loadTable(TableIdentifier.of("events", "dead_letters")));
     assertThat(letters)
         .extracting(r -> r.getField("reason"), r -> r.getField("payload"))
         .containsExactlyInAnyOrder(

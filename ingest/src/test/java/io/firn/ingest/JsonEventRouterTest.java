@@ -3,6 +3,7 @@ package io.firn.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.table.data.RowData;
@@ -46,7 +47,7 @@ class JsonEventRouterTest {
     catalog.put(
         TableIdentifier.of("events", "orders"),
         new Schema(
-            java.util.List.of(
+            List.of(
                 Types.NestedField.required(1, "id", Types.LongType.get()),
                 Types.NestedField.optional(2, "amount", Types.DoubleType.get())),
             java.util.Set.of(1)));
@@ -65,7 +66,7 @@ class JsonEventRouterTest {
   void decimalIntoLongColumnIsRejectedNotWidened() {
     routed("{\"event_type\":\"orders\",\"id\":1,\"count\":3}");
 
-    Routing routing = router.route("{\"event_type\":\"orders\",\"id\":2,\"count\":3.5}");
+    Routing routing = single("{\"event_type\":\"orders\",\"id\":2,\"count\":3.5}");
 
     assertThat(routing)
         .isEqualTo(
@@ -89,20 +90,26 @@ class JsonEventRouterTest {
         .isEqualTo(DeadLetterReason.MISSING_KEY);
     assertThat(reason("{\"event_type\":\"orders\",\"id\":{\"a\":1}}"))
         .isEqualTo(DeadLetterReason.INVALID_KEY);
-    assertThat(router.route("{\"id\":1}"))
+    assertThat(single("{\"id\":1}"))
         .isEqualTo(
             new Routing.Rejected(
                 DeadLetterReason.MISSING_ROUTING_FIELD, "routing field 'event_type' is absent"));
   }
 
+  private Routing single(String json) {
+    List<Routing> routings = router.route(json);
+    assertThat(routings).hasSize(1);
+    return routings.get(0);
+  }
+
   private Routing.Routed routed(String json) {
-    Routing routing = router.route(json);
+    Routing routing = single(json);
     assertThat(routing).isInstanceOf(Routing.Routed.class);
     return (Routing.Routed) routing;
   }
 
   private DeadLetterReason reason(String json) {
-    Routing routing = router.route(json);
+    Routing routing = single(json);
     assertThat(routing).isInstanceOf(Routing.Rejected.class);
     return ((Routing.Rejected) routing).reason();
   }

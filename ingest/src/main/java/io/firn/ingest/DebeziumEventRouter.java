@@ -1,0 +1,204 @@
+package io.firn.ingest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * Debezium-style change events: {@code {"op": "c"|"r"|"u"|"d", "before": {...}, "after": {...},
+ * "source": {"table": ...}}}, bare or inside the {@code {"schema": ..., "payload": {...}}} envelope
+ * that Kafka Connect's JSON converter writes with schemas enabled.
+ *
+ * <ul>
+ *   <li>{@code c} (create) and {@code r} (snapshot read) upsert {@code after};
+ *   <li>{@code u} upserts {@code after}; when {@code before} carries a different key, that key is
+ *       deleted first (a primary-key change);
+ *   <li>{@code d} deletes the key of {@code before}.
+ * </ul>
+ *
+ * <p>The table is the routing field of the row image ({@code after}, or {@code before} for a
+ * delete) when the image has it, else the envelope's {@code source.table}. A tombstone (a null
+ * event or null payload, which Debezium sends after a delete for log compaction) routes nowhere.
+ * The {@code schema} part of the envelope is ignored: columns are inferred from the JSON values
+ * like plain JSON events (see {@link TableRows}).
+ */
+public final class DebeziumEventRouter implements EventRouter {
+
+  private final IngestSettings settings;
+  private final TableRows rows;
+  private final ObjectMapper mapper = new ObjectMapper();
+
+  /**
+   * @param schemaLoader the table's current schema from the catalog, empty when the table does not
+   *     exist yet
+   */
+  public DebeziumEventRouter(
+      IngestSettings settings, Function<TableIdentifier, Optional<Schema>> schemaLoader) {
+    this.settings = settings;
+    this.rows = new TableRows(settings, schemaLoader);
+  }
+
+  @Override
+  public List<Routing> route(String payload) {
+    JsonNode event;
+    try {
+      event = mapper.readTree(payload);
+    } catch (JsonProcessingException e) {
+      return List.of(
+          new Routing.Rejected(
+              DeadLetterReason.UNPARSEABLE_JSON, "not JSON: " + e.getOriginalMessage()));
+    }
+    if (event == null || event.isNull()) {
+      return List.of();
+    }
+    if (!event.isObject()) {
+      return List.of(
+          new Routing.Rejected(
+              DeadLetterReason.NOT_AN_OBJECT,
+              "expected a JSON object, got " + event.getNodeType()));
+    }
+    if (!event.has("op") && event.has("payload")) {
+      event = event.get("payload");
+      if (event.isNull()) {
+        return List.of();
+      }
+      if (!event.isObject()) {
+        return List.of(
+            new Routing.Rejected(
+                DeadLetterReason.NOT_AN_OBJECT,
+                "expected the envelope's 'payload' to be a JSON object, got "
+                    + event.getNodeType()));
+      }
+    }
+    JsonNode op = event.get("op");
+    if (op == null || !op.isTextual()) {
+      return List.of(
+          new Routing.Rejected(
+              DeadLetterReason.UNKNOWN_OPERATION,
+              "CDC field 'op' is "
+                  + (op == null ? "absent" : op.getNodeType() + ", not a string")
+                  + "; expected one of c, r, u, d"));
+    }
+    return switch (op.asText()) {
+      case "c", "r" -> upsert(event, op.asText());
+      case "u" -> update(event);
+      case "d" -> delete(event);
+      default ->
+          List.of(
+              new Routing.Rejected(
+                  DeadLetterReason.UNKNOWN_OPERATION,
+                  "CDC op '"
+                      + TableRows.abbreviate(op.asText())
+                      + "'"
+                      + describe(op.asText())
+                      + " is not supported; expected one of c, r, u, d"));
+    };
+  }
+
+  private static String describe(String op) {
+    return switch (op) {
+      case "t" -> " (truncate)";
+      case "m" -> " (message)";
+      default -> "";
+    };
+  }
+
+  private List<Routing> upsert(JsonNode event, String op) {
+    JsonNode after = event.get("after");
+    Routing.Rejected problem = checkImage(after, "after", op);
+    if (problem != null) {
+      return List.of(problem);
+    }
+    Target target = target(after, event);
+    if (target.problem() != null) {
+      return List.of(target.problem());
+    }
+    return List.of(rows.upsert(target.table(), after));
+  }
+
+  private List<Routing> update(JsonNode event) {
+    JsonNode after = event.get("after");
+    Routing.Rejected problem = checkImage(after, "after", "u");
+    if (problem != null) {
+      return List.of(problem);
+    }
+    Target target = target(after, event);
+    if (target.problem() != null) {
+      return List.of(target.problem());
+    }
+    JsonNode before = event.get("before");
+    if (before != null
+        && before.isObject()
+        && rows.checkKey(before, " of 'before'") == null
+        && !rows.sameKey(before, after)) {
+      Routing delete = rows.delete(target.table(), before);
+      if (delete instanceof Routing.Rejected) {
+        return List.of(delete);
+      }
+      return List.of(delete, rows.upsert(target.table(), after));
+    }
+    return List.of(rows.upsert(target.table(), after));
+  }
+
+  private List<Routing> delete(JsonNode event) {
+    JsonNode before = event.get("before");
+    Routing.Rejected problem = checkImage(before, "before", "d");
+    if (problem != null) {
+      return List.of(problem);
+    }
+    Target target = target(before, event);
+    if (target.problem() != null) {
+      return List.of(target.problem());
+    }
+    return List.of(rows.delete(target.table(), before));
+  }
+
+  /** The image's problem (absent, not an object, no usable key), or null. */
+  private Routing.Rejected checkImage(JsonNode image, String name, String op) {
+    if (image == null || !image.isObject()) {
+      return new Routing.Rejected(
+          DeadLetterReason.MISSING_ROW_IMAGE,
+          "CDC op '"
+              + op
+              + "' needs '"
+              + name
+              + "' to be a JSON object, got "
+              + (image == null
+                  ? "absent"
+                  : image.getNodeType().toString().toLowerCase(Locale.ROOT)));
+    }
+    return rows.checkKey(image, " of '" + name + "'");
+  }
+
+  /** The routed table's name, or why there is none. */
+  private record Target(String table, Routing.Rejected problem) {}
+
+  private Target target(JsonNode image, JsonNode event) {
+    String origin;
+    JsonNode name = image.get(settings.routingField());
+    if (name != null && name.isTextual()) {
+      origin = "routing field '" + settings.routingField() + "'";
+    } else {
+      JsonNode source = event.get("source");
+      name = source == null ? null : source.get("table");
+      if (name == null || !name.isTextual()) {
+        return new Target(
+            null,
+            new Routing.Rejected(
+                DeadLetterReason.MISSING_ROUTING_FIELD,
+                "routing field '"
+                    + settings.routingField()
+                    + "' is not a string in the row image and the event has no source.table"));
+      }
+      origin = "source.table";
+    }
+    Routing.Rejected badName = rows.checkTableName(name.asText(), origin);
+    return badName != null ? new Target(null, badName) : new Target(name.asText(), null);
+  }
+}

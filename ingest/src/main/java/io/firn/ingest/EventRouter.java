@@ -1,0 +1,14 @@
+package io.firn.ingest;
+
+import java.util.List;
+
+/**
+ * Turns one raw event into what to write: usually one {@link Routing}, two for a CDC update that
+ * changes the key (delete the old key, upsert the new row), none for a tombstone.
+ *
+ * <p>Implementations are not thread-safe: one instance per Flink subtask.
+ */
+public interface EventRouter {
+
+  List<Routing> route(String payload);
+}

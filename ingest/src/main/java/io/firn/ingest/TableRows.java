@@ -1,0 +1,286 @@
+package io.firn.ingest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.types.RowKind;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Turns a row image (a JSON object) for a named table into a {@link Routing}: a row in the table's
+ * widest known schema, or a key-only delete. Shared by the plain JSON and the CDC formats.
+ *
+ * <p>Inference is conservative and stable: JSON integers are {@code long}, other numbers {@code
+ * double}, strings {@code string}, booleans {@code boolean}; nested objects and arrays are kept as
+ * their JSON text in a {@code string} column. A field never seen before becomes a new optional
+ * column (a null value adds nothing until a typed value arrives). Values are always emitted in the
+ * column's current type (an integer into a {@code double} column becomes a double); a value that
+ * would need a disallowed change (a decimal into a {@code long} column, a number into a {@code
+ * string} column) is rejected, never coerced (DESIGN.md §8, Iceberg #17024).
+ *
+ * <p>Not thread-safe: one instance per Flink subtask. The schema cache only grows; when an image
+ * brings an unknown field the table's schema is re-read through {@code schemaLoader} first, so
+ * columns another subtask added keep their type.
+ */
+final class TableRows {
+
+  private final IngestSettings settings;
+  private final Function<TableIdentifier, Optional<Schema>> schemaLoader;
+  private final Map<TableIdentifier, Schema> schemas = new HashMap<>();
+
+  TableRows(IngestSettings settings, Function<TableIdentifier, Optional<Schema>> schemaLoader) {
+    this.settings = settings;
+    this.schemaLoader = schemaLoader;
+  }
+
+  /**
+   * The table name's problem, or null when {@code name} may be a routed table.
+   *
+   * @param origin where the name came from, for the message (e.g. {@code routing field
+   *     'event_type'})
+   */
+  Routing.Rejected checkTableName(String name, String origin) {
+    if (!IngestSettings.TABLE_NAME.matcher(name).matches()
+        || name.equals(settings.deadLetterTable())) {
+      return new Routing.Rejected(
+          DeadLetterReason.INVALID_TABLE_NAME,
+          origin
+              + " = '"
+              + name
+              + "' must match "
+              + IngestSettings.TABLE_NAME.pattern()
+              + " and not be the dead-letter table");
+    }
+    return null;
+  }
+
+  /** The key fields' problem in {@code image}, or null when every key field is usable. */
+  Routing.Rejected checkKey(JsonNode image, String where) {
+    for (String key : settings.keyFields()) {
+      JsonNode value = image.get(key);
+      if (value == null || value.isNull()) {
+        return new Routing.Rejected(
+            DeadLetterReason.MISSING_KEY,
+            "key field '" + key + "'" + where + " is " + (value == null ? "absent" : "null"));
+      }
+      if (!value.isTextual() && !value.canConvertToLong()) {
+        return new Routing.Rejected(
+            DeadLetterReason.INVALID_KEY,
+            "key field '" + key + "'" + where + " = " + value + " must be a string or an integer");
+      }
+    }
+    return null;
+  }
+
+  /** Whether the key fields of two (checked) images are equal. */
+  boolean sameKey(JsonNode left, JsonNode right) {
+    for (String key : settings.keyFields()) {
+      if (!left.get(key).equals(right.get(key))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** An upsert of {@code image} (whose key was checked) into table {@code name}. */
+  Routing upsert(String name, JsonNode image) {
+    TableIdentifier table = identifier(name);
+    Schema schema = schemas.get(table);
+    if (schema == null) {
+      schema = schemaLoader.apply(table).orElseGet(() -> newTableSchema(image));
+    } else if (hasNewFields(schema, image)) {
+      // Another subtask may have added the column already: take the catalog's type for it.
+      Schema cached = schema;
+      schema = schemaLoader.apply(table).map(current -> union(current, cached)).orElse(cached);
+    }
+    schema = widen(schema, image);
+    schemas.put(table, schema);
+    return toRow(table, schema, image);
+  }
+
+  /**
+   * A key-only delete of {@code image}'s key (checked) from table {@code name}. The image's other
+   * fields add no columns: a delete needs only the key. A table seen for the first time is created
+   * from the image, so that a stream may begin with deletes.
+   */
+  Routing delete(String name, JsonNode image) {
+    TableIdentifier table = identifier(name);
+    Schema schema = schemas.get(table);
+    if (schema == null) {
+      schema = schemaLoader.apply(table).orElseGet(() -> newTableSchema(image));
+      schemas.put(table, schema);
+    }
+    GenericRowData row = new GenericRowData(RowKind.DELETE, schema.columns().size());
+    List<Types.NestedField> columns = schema.columns();
+    for (String key : settings.keyFields()) {
+      for (int i = 0; i < columns.size(); i++) {
+        Types.NestedField column = columns.get(i);
+        if (column.name().equals(key)) {
+          JsonNode value = image.get(key);
+          Object converted = convert(column.type(), value);
+          if (converted == null) {
+            return incompatible(table, column, value);
+          }
+          row.setField(i, converted);
+        }
+      }
+    }
+    return new Routing.Routed(table, schema, row, new LinkedHashSet<>(settings.keyFields()), true);
+  }
+
+  private TableIdentifier identifier(String name) {
+    return TableIdentifier.of(Namespace.of(settings.namespace()), name);
+  }
+
+  private static boolean hasNewFields(Schema schema, JsonNode image) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = image.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> field = it.next();
+      if (!field.getValue().isNull() && schema.findField(field.getKey()) == null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private Schema newTableSchema(JsonNode image) {
+    List<Types.NestedField> columns = new ArrayList<>();
+    Set<Integer> identifiers = new HashSet<>();
+    int id = 0;
+    for (String key : settings.keyFields()) {
+      id++;
+      columns.add(Types.NestedField.required(id, key, infer(image.get(key))));
+      identifiers.add(id);
+    }
+    Schema keysOnly = new Schema(columns, identifiers);
+    return widen(keysOnly, image);
+  }
+
+  /** {@code base} plus the columns of {@code extra} it lacks (as optional, in extra's order). */
+  private static Schema union(Schema base, Schema extra) {
+    List<Types.NestedField> columns = new ArrayList<>(base.columns());
+    int nextId = base.highestFieldId();
+    for (Types.NestedField column : extra.columns()) {
+      if (base.findField(column.name()) == null) {
+        nextId++;
+        columns.add(Types.NestedField.optional(nextId, column.name(), column.type()));
+      }
+    }
+    return columns.size() == base.columns().size()
+        ? base
+        : new Schema(columns, base.identifierFieldIds());
+  }
+
+  /** The schema plus an optional column for each non-null field it lacks, in image order. */
+  private static Schema widen(Schema schema, JsonNode image) {
+    List<Types.NestedField> columns = new ArrayList<>(schema.columns());
+    int nextId = schema.highestFieldId();
+    boolean changed = false;
+    for (Iterator<Map.Entry<String, JsonNode>> it = image.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> field = it.next();
+      if (!field.getValue().isNull() && schema.findField(field.getKey()) == null) {
+        nextId++;
+        columns.add(Types.NestedField.optional(nextId, field.getKey(), infer(field.getValue())));
+        changed = true;
+      }
+    }
+    return changed ? new Schema(columns, schema.identifierFieldIds()) : schema;
+  }
+
+  private static Type infer(JsonNode value) {
+    if (value.isIntegralNumber() && value.canConvertToLong()) {
+      return Types.LongType.get();
+    }
+    if (value.isNumber()) {
+      return Types.DoubleType.get();
+    }
+    if (value.isBoolean()) {
+      return Types.BooleanType.get();
+    }
+    return Types.StringType.get();
+  }
+
+  private Routing toRow(TableIdentifier table, Schema schema, JsonNode image) {
+    List<Types.NestedField> columns = schema.columns();
+    GenericRowData row = new GenericRowData(columns.size());
+    for (int i = 0; i < columns.size(); i++) {
+      Types.NestedField column = columns.get(i);
+      JsonNode value = image.get(column.name());
+      if (value == null || value.isNull()) {
+        if (column.isRequired()) {
+          return new Routing.Rejected(
+              DeadLetterReason.MISSING_KEY,
+              "required column '" + column.name() + "' of " + table + " is absent or null");
+        }
+        continue;
+      }
+      Object converted = convert(column.type(), value);
+      if (converted == null) {
+        return incompatible(table, column, value);
+      }
+      row.setField(i, converted);
+    }
+    return new Routing.Routed(table, schema, row, new LinkedHashSet<>(settings.keyFields()), false);
+  }
+
+  private static Routing.Rejected incompatible(
+      TableIdentifier table, Types.NestedField column, JsonNode value) {
+    return new Routing.Rejected(
+        DeadLetterReason.INCOMPATIBLE_TYPE,
+        "field '"
+            + column.name()
+            + "' = "
+            + abbreviate(value.toString())
+            + " ("
+            + value.getNodeType()
+            + ") does not fit column type "
+            + column.type()
+            + " of "
+            + table
+            + " without a disallowed change");
+  }
+
+  /** The value in the column's type, or null when it does not fit. */
+  private static Object convert(Type type, JsonNode value) {
+    JsonNodeType node = value.getNodeType();
+    switch (type.typeId()) {
+      case LONG:
+        return value.isIntegralNumber() && value.canConvertToLong() ? value.longValue() : null;
+      case INTEGER:
+        return value.isIntegralNumber() && value.canConvertToInt() ? value.intValue() : null;
+      case DOUBLE:
+        return value.isNumber() ? value.doubleValue() : null;
+      case FLOAT:
+        return value.isNumber() ? value.floatValue() : null;
+      case BOOLEAN:
+        return value.isBoolean() ? value.booleanValue() : null;
+      case STRING:
+        if (value.isTextual()) {
+          return StringData.fromString(value.asText());
+        }
+        return node == JsonNodeType.OBJECT || node == JsonNodeType.ARRAY
+            ? StringData.fromString(value.toString())
+            : null;
+      default:
+        return null;
+    }
+  }
+
+  static String abbreviate(String text) {
+    return text.length() <= 200 ? text : text.substring(0, 200) + "...";
+  }
+}
