@@ -32,6 +32,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Reads policy files (schema in {@link PolicyFile}). Every problem is an {@link
@@ -84,18 +85,71 @@ public final class PolicyParser {
   private PolicyParser() {}
 
   /**
-   * Parses a policy file; messages name the path as given.
-   *
-   * @throws InvalidPolicyException when the file cannot be read or is not a valid policy
+   * Checks a cron expression beyond the parser's shape check (the server plugs in Quartz, which
+   * core does not depend on). Must be stateless and thread-safe.
    */
-  public static PolicyFile parse(Path file) {
-    String text;
-    try {
-      text = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new InvalidPolicyException(file + ": cannot read: " + e.getMessage(), e);
+  @FunctionalInterface
+  public interface CronCheck {
+    /** Accepts every expression that passed the shape check. */
+    CronCheck SHAPE_ONLY = expression -> null;
+
+    /**
+     * @param expression a cron expression that passed the shape check
+     * @return null when the expression is valid, else the reason (without the key or value, which
+     *     the parser adds)
+     */
+    String problem(String expression);
+  }
+
+  /**
+   * Parses a policy file, or every policy file of a directory as one policy (see {@link
+   * #parse(Path, CronCheck)}); messages name the path as given. Cron expressions are checked for
+   * shape only.
+   *
+   * @throws InvalidPolicyException when a file cannot be read or is not a valid policy
+   */
+  public static PolicyFile parse(Path path) {
+    return parse(path, CronCheck.SHAPE_ONLY);
+  }
+
+  /**
+   * Parses a policy file, or a directory of them, checking cron expressions with {@code cron}.
+   *
+   * <p>A directory's {@code *.yaml} and {@code *.yml} files (not those of its subdirectories) are
+   * read in name order as one policy named by the directory: each names {@code version: 1};
+   * windows, groups and rules add up, and a window, group or rule name may be defined only once
+   * across the files; at most one file has {@code defaults}; a rule may name windows and groups of
+   * any file; the implicit {@code default} group exists only when no file defines groups. Errors
+   * name the file the problem is in.
+   *
+   * @throws InvalidPolicyException when a file cannot be read or the policy is not valid
+   */
+  public static PolicyFile parse(Path path, CronCheck cron) {
+    if (Files.isDirectory(path)) {
+      List<Path> files;
+      try (Stream<Path> list = Files.list(path)) {
+        files =
+            list.filter(
+                    p -> {
+                      String n = p.getFileName().toString();
+                      return (n.endsWith(".yaml") || n.endsWith(".yml")) && Files.isRegularFile(p);
+                    })
+                .sorted()
+                .toList();
+      } catch (IOException e) {
+        throw new InvalidPolicyException(path + ": cannot read: " + e.getMessage(), e);
+      }
+      if (files.isEmpty()) {
+        throw new InvalidPolicyException(
+            path + ": no policy files (*.yaml, *.yml) in the directory");
+      }
+      List<Source> sources = new ArrayList<>();
+      for (Path f : files) {
+        sources.add(new Source(f.toString(), read(f)));
+      }
+      return new Reader(cron).files(path.toString(), sources);
     }
-    return parse(file.toString(), text);
+    return parse(path.toString(), read(path), cron);
   }
 
   /**
@@ -105,7 +159,34 @@ public final class PolicyParser {
    * @throws InvalidPolicyException when the text is not a valid policy
    */
   public static PolicyFile parse(String name, String yaml) {
-    return new Reader(name).file(yaml);
+    return parse(name, yaml, CronCheck.SHAPE_ONLY);
+  }
+
+  /**
+   * Parses policy YAML, checking cron expressions with {@code cron}.
+   *
+   * @param name the file name used in messages
+   * @throws InvalidPolicyException when the text is not a valid policy
+   */
+  public static PolicyFile parse(String name, String yaml, CronCheck cron) {
+    return new Reader(cron).files(name, List.of(new Source(name, yaml)));
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new InvalidPolicyException(file + ": cannot read: " + e.getMessage(), e);
+    }
+  }
+
+  private record Source(String name, String text) {}
+
+  /** Where a name was first defined, for duplicate messages. */
+  private record Origin(String file, int line) {
+    String describe(String currentFile) {
+      return currentFile.equals(file) ? "line " + line : file + " line " + line;
+    }
   }
 
   // ---- a YAML tree that keeps lines ----
@@ -134,40 +215,85 @@ public final class PolicyParser {
   private record Work(Boolean enabled, List<Window> windows, Duration interval) {}
 
   private static final class Reader {
-    private final String file;
+    private final CronCheck cronCheck;
     private final Map<String, Window> windows = new LinkedHashMap<>();
     private final Map<String, Group> groups = new LinkedHashMap<>();
 
-    Reader(String file) {
-      this.file = file;
+    /** The file being read; messages name it. */
+    private String file = "";
+
+    Reader(CronCheck cronCheck) {
+      this.cronCheck = cronCheck;
     }
 
-    PolicyFile file(String yaml) {
-      Node root = tree(yaml);
-      MapNode map = map(root, "(document)", "policy keys (version, windows, ...)");
-      keys(map, "", ROOT_KEYS);
-      Field version = map.fields().get("version");
-      if (version == null) {
-        throw error(1, "version", null, "missing; policy files start with 'version: 1'");
+    PolicyFile files(String name, List<Source> sources) {
+      List<MapNode> roots = new ArrayList<>();
+      for (Source source : sources) {
+        file = source.name();
+        Node root = tree(source.text());
+        MapNode map = map(root, "(document)", "policy keys (version, windows, ...)");
+        keys(map, "", ROOT_KEYS);
+        Field version = map.fields().get("version");
+        if (version == null) {
+          throw error(1, "version", null, "missing; policy files start with 'version: 1'");
+        }
+        if (!(version.value() instanceof Scalar s) || !"1".equals(s.text())) {
+          throw error(version, "version", "must be 1 (the only schema version)");
+        }
+        roots.add(map);
       }
-      if (!(version.value() instanceof Scalar s) || !"1".equals(s.text())) {
-        throw error(version, "version", "must be 1 (the only schema version)");
-      }
-      Field windowsField = map.fields().get("windows");
-      if (windowsField != null) {
-        for (Field f : map(windowsField.value(), "windows", "windows by name").fields().values()) {
-          windows.put(f.key(), window(f, "windows." + f.key()));
+      Map<String, Origin> windowOrigins = new LinkedHashMap<>();
+      for (int i = 0; i < sources.size(); i++) {
+        file = sources.get(i).name();
+        Field windowsField = roots.get(i).fields().get("windows");
+        if (windowsField != null) {
+          for (Field f :
+              map(windowsField.value(), "windows", "windows by name").fields().values()) {
+            unique(windowOrigins, f, "windows." + f.key(), "window");
+            windows.put(f.key(), window(f, "windows." + f.key()));
+          }
         }
       }
-      Field groupsField = map.fields().get("groups");
+      Map<String, Origin> groupOrigins = new LinkedHashMap<>();
+      Field groupsField = null;
+      String groupsFile = null;
+      for (int i = 0; i < sources.size(); i++) {
+        file = sources.get(i).name();
+        Field g = roots.get(i).fields().get("groups");
+        if (g != null) {
+          if (groupsField == null) {
+            groupsField = g;
+            groupsFile = file;
+          }
+          for (Field f : map(g.value(), "groups", "groups by name").fields().values()) {
+            unique(groupOrigins, f, "groups." + f.key(), "group");
+            groups.put(f.key(), group(f, "groups." + f.key()));
+          }
+        }
+      }
       if (groupsField == null) {
         groups.put("default", new Group("default", 1));
-      } else {
-        for (Field f : map(groupsField.value(), "groups", "groups by name").fields().values()) {
-          groups.put(f.key(), group(f, "groups." + f.key()));
+      }
+      Field defaultsField = null;
+      String defaultsFile = null;
+      for (int i = 0; i < sources.size(); i++) {
+        file = sources.get(i).name();
+        Field d = roots.get(i).fields().get("defaults");
+        if (d != null) {
+          if (defaultsField != null) {
+            throw error(
+                d.line(),
+                "defaults",
+                null,
+                "a policy has one defaults section (first in "
+                    + new Origin(defaultsFile, defaultsField.line()).describe(file)
+                    + ")");
+          }
+          defaultsField = d;
+          defaultsFile = file;
         }
       }
-      Field defaultsField = map.fields().get("defaults");
+      file = defaultsFile != null ? defaultsFile : groupsFile != null ? groupsFile : file;
       Settings defaultSettings =
           defaultsField == null
               ? new Settings(null, Map.of(), null, Map.of(), null, null)
@@ -183,15 +309,35 @@ public final class PolicyParser {
       }
       EffectivePolicy defaults = apply(builtIn(), defaultSettings, null, 0, null, "defaults");
       List<Rule> rules = new ArrayList<>();
-      Field rulesField = map.fields().get("rules");
-      if (rulesField != null) {
-        List<Node> items = list(rulesField.value(), "rules", "rules");
-        Map<String, Integer> ruleLines = new LinkedHashMap<>();
-        for (int i = 0; i < items.size(); i++) {
-          rules.add(rule(items.get(i), "rules[" + i + "]", defaults, defaultSettings, ruleLines));
+      Map<String, Origin> ruleOrigins = new LinkedHashMap<>();
+      for (int s = 0; s < sources.size(); s++) {
+        file = sources.get(s).name();
+        Field rulesField = roots.get(s).fields().get("rules");
+        if (rulesField != null) {
+          List<Node> items = list(rulesField.value(), "rules", "rules");
+          for (int i = 0; i < items.size(); i++) {
+            rules.add(
+                rule(items.get(i), "rules[" + i + "]", defaults, defaultSettings, ruleOrigins));
+          }
         }
       }
-      return new PolicyFile(file, 1, windows, groups, defaults, rules);
+      return new PolicyFile(name, 1, windows, groups, defaults, rules);
+    }
+
+    /** Rejects a name defined in an earlier file (within one file, YAML keys are unique). */
+    void unique(Map<String, Origin> origins, Field f, String key, String what) {
+      Origin previous = origins.putIfAbsent(f.key(), new Origin(file, f.line()));
+      if (previous != null) {
+        throw error(
+            f.line(),
+            key,
+            null,
+            "duplicate "
+                + what
+                + " name (first defined at "
+                + previous.describe(file)
+                + "); names are unique across a policy's files");
+      }
     }
 
     // ---- sections ----
@@ -282,7 +428,7 @@ public final class PolicyParser {
         String path,
         EffectivePolicy defaults,
         Settings defaultSettings,
-        Map<String, Integer> ruleLines) {
+        Map<String, Origin> ruleOrigins) {
       MapNode m = map(node, path, "rule keys (name, match, priority, ...)");
       keys(m, path, RULE_KEYS);
       Field nameField = m.fields().get("name");
@@ -293,10 +439,12 @@ public final class PolicyParser {
       if (name.isBlank()) {
         throw error(nameField, path + ".name", "must not be empty");
       }
-      Integer previous = ruleLines.putIfAbsent(name, nameField.line());
+      Origin previous = ruleOrigins.putIfAbsent(name, new Origin(file, nameField.line()));
       if (previous != null) {
         throw error(
-            nameField, path + ".name", "duplicate rule name (first used at line " + previous + ")");
+            nameField,
+            path + ".name",
+            "duplicate rule name (first used at " + previous.describe(file) + ")");
       }
       Field matchField = m.fields().get("match");
       if (matchField == null) {
@@ -592,6 +740,10 @@ public final class PolicyParser {
             f,
             key,
             "Quartz needs '?' in exactly one of day-of-month and day-of-week (e.g. 0 0 22 * * ?)");
+      }
+      String problem = cronCheck.problem(value);
+      if (problem != null) {
+        throw error(f, key, "not a valid Quartz cron expression: " + problem);
       }
       return value;
     }
