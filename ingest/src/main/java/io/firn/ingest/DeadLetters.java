@@ -17,13 +17,20 @@ public final class DeadLetters {
           Types.NestedField.required(1, "payload", Types.StringType.get()),
           Types.NestedField.required(2, "reason", Types.StringType.get()),
           Types.NestedField.optional(3, "detail", Types.StringType.get()),
-          Types.NestedField.required(4, "received_at", Types.TimestampType.withZone()));
+          Types.NestedField.required(4, "received_at", Types.TimestampType.withZone()),
+          Types.NestedField.optional(
+              5,
+              "source_position",
+              Types.StringType.get(),
+              "where the event came from: topic/partition/offset for Kafka, generator/index for"
+                  + " the built-in generator"));
 
-  public static RowData row(String payload, Routing.Rejected rejected, Instant receivedAt) {
+  public static RowData row(IngestEvent event, Routing.Rejected rejected, Instant receivedAt) {
     return GenericRowData.of(
-        StringData.fromString(payload == null ? "" : payload),
+        StringData.fromString(event.payload() == null ? "" : event.payload()),
         StringData.fromString(rejected.reason().code()),
         StringData.fromString(rejected.detail()),
-        TimestampData.fromInstant(receivedAt));
+        TimestampData.fromInstant(receivedAt),
+        event.source() == null ? null : StringData.fromString(event.source()));
   }
 }

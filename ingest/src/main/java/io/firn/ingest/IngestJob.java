@@ -4,15 +4,19 @@ import io.firn.core.catalog.CatalogSettings;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 /**
  * The ingest job: events (JSON strings) → {@link IngestRecordGenerator} → Iceberg's {@code
@@ -24,14 +28,14 @@ public final class IngestJob {
 
   /** Attaches the routing upsert sink (and the dead-letter table) to {@code events}. */
   public static DataStreamSink<?> addSink(
-      DataStream<String> events,
+      DataStream<IngestEvent> events,
       CatalogLoader catalogLoader,
       IngestSettings settings,
       Map<String, String> tableProperties) {
-    DataStream<String> marked =
+    DataStream<IngestEvent> marked =
         events
             .process(new CheckpointBoundaryMarker())
-            .returns(Types.STRING)
+            .returns(IngestEvent.class)
             .setParallelism(events.getParallelism())
             .name("firn-checkpoint-boundaries")
             .uid("firn-checkpoint-boundaries");
@@ -53,14 +57,44 @@ public final class IngestJob {
    * The built-in generator as a bounded source of {@code count} events at {@code perSecond}. One
    * source subtask, so that the updates of a key reach the writers in order.
    */
-  public static DataStream<String> sampleEvents(
+  public static DataStream<IngestEvent> sampleEvents(
       StreamExecutionEnvironment env, long count, double perSecond) {
-    DataGeneratorSource<String> source =
+    DataGeneratorSource<IngestEvent> source =
         new DataGeneratorSource<>(
-            new SampleEvents(count), count, RateLimiterStrategy.perSecond(perSecond), Types.STRING);
+            new SampleEvents(count),
+            count,
+            RateLimiterStrategy.perSecond(perSecond),
+            TypeInformation.of(IngestEvent.class));
     return env.fromSource(source, WatermarkStrategy.noWatermarks(), "firn-sample-events")
         .setParallelism(1)
         .uid("firn-sample-events");
+  }
+
+  /**
+   * Events from Kafka. The source's split offsets are part of each checkpoint and the Iceberg
+   * commit of that checkpoint happens only once it completes, so a restore replays exactly the
+   * records whose rows were not committed (exactly-once together with the sink's checkpoint-aligned
+   * commits). Unbounded: the job runs until cancelled.
+   */
+  public static DataStream<IngestEvent> kafkaEvents(
+      StreamExecutionEnvironment env, KafkaSettings kafka) {
+    KafkaSourceBuilder<IngestEvent> builder =
+        KafkaSource.<IngestEvent>builder()
+            .setBootstrapServers(kafka.bootstrapServers())
+            .setTopics(kafka.topics())
+            .setGroupId(kafka.groupId())
+            .setDeserializer(new KafkaEvents())
+            .setStartingOffsets(
+                switch (kafka.startingOffsets()) {
+                  case EARLIEST -> OffsetsInitializer.earliest();
+                  case LATEST -> OffsetsInitializer.latest();
+                  case COMMITTED ->
+                      OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+                });
+    kafka.properties().forEach(builder::setProperty);
+    return env.fromSource(builder.build(), WatermarkStrategy.noWatermarks(), "firn-kafka")
+        .setParallelism(kafka.parallelism())
+        .uid("firn-kafka");
   }
 
   /** A Flink catalog loader for a Firn catalog (jdbc, hadoop or rest). */

@@ -44,7 +44,7 @@ import org.apache.iceberg.types.Types;
  * that writer did not hold is a harmless equality delete, so an over-approximation (missing
  * boundary markers) costs work, never correctness.
  */
-public final class IngestRecordGenerator implements DynamicRecordGenerator<String> {
+public final class IngestRecordGenerator implements DynamicRecordGenerator<IngestEvent> {
   private static final long serialVersionUID = 1L;
 
   private final IngestSettings settings;
@@ -80,12 +80,12 @@ public final class IngestRecordGenerator implements DynamicRecordGenerator<Strin
   }
 
   @Override
-  public void generate(String payload, Collector<DynamicRecord> out) {
-    if (CheckpointBoundaryMarker.MARKER.equals(payload)) {
+  public void generate(IngestEvent event, Collector<DynamicRecord> out) {
+    if (event.checkpointBoundary()) {
       rowsSinceBoundary.clear();
       return;
     }
-    for (Routing routing : router.route(payload)) {
+    for (Routing routing : router.route(event.payload())) {
       if (routing instanceof Routing.Routed routed) {
         write(routed, out);
       } else if (routing instanceof Routing.Rejected rejected) {
@@ -94,7 +94,7 @@ public final class IngestRecordGenerator implements DynamicRecordGenerator<Strin
                 deadLetterTable,
                 SnapshotRef.MAIN_BRANCH,
                 DeadLetters.SCHEMA,
-                DeadLetters.row(payload, rejected, clock.instant()),
+                DeadLetters.row(event, rejected, clock.instant()),
                 PartitionSpec.unpartitioned(),
                 DistributionMode.NONE,
                 1));

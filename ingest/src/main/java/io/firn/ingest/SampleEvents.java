@@ -9,7 +9,7 @@ import org.apache.flink.connector.datagen.source.GeneratorFunction;
  * halfway, one malformed event and one without a key. Deterministic: event {@code i} is always the
  * same.
  */
-public final class SampleEvents implements GeneratorFunction<Long, String> {
+public final class SampleEvents implements GeneratorFunction<Long, IngestEvent> {
   private static final long serialVersionUID = 1L;
 
   private final long count;
@@ -23,8 +23,8 @@ public final class SampleEvents implements GeneratorFunction<Long, String> {
   }
 
   @Override
-  public String map(Long index) {
-    return event(index, count);
+  public IngestEvent map(Long index) {
+    return IngestEvent.of(event(index, count), "generator/" + index);
   }
 
   /** The index of the malformed event among {@code count} events. */

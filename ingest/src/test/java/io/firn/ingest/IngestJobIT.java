@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -67,12 +68,12 @@ class IngestJobIT {
     // ~2 s of input, a commit every 200 ms: updates and deletes hit rows of earlier commits, and
     // the new column arrives while the checkpoint in flight holds rows in the old schema.
     env.enableCheckpointing(200);
-    DataGeneratorSource<String> source =
+    DataGeneratorSource<IngestEvent> source =
         new DataGeneratorSource<>(
             new ListedEvents(events),
             events.size(),
             RateLimiterStrategy.perSecond(150),
-            org.apache.flink.api.common.typeinfo.Types.STRING);
+            TypeInformation.of(IngestEvent.class));
     IngestJob.addSink(
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "cdc").setParallelism(1),
         loader,
@@ -119,7 +120,7 @@ class IngestJobIT {
         Map.of());
   }
 
-  private static List<Record> readAll(Table table) throws IOException {
+  static List<Record> readAll(Table table) throws IOException {
     List<Record> records = new ArrayList<>();
     try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
       rows.forEach(r -> records.add(r.copy()));
@@ -174,12 +175,19 @@ class IngestJobIT {
 
     List<Record> letters = readAll(catalog.loadTable(TableIdentifier.of("events", "dead_letters")));
     assertThat(letters)
-        .extracting(r -> r.getField("reason"), r -> r.getField("payload"))
+        .extracting(
+            r -> r.getField("reason"),
+            r -> r.getField("payload"),
+            r -> r.getField("source_position"))
         .containsExactlyInAnyOrder(
             tuple(
                 "unparseable_json",
-                SampleEvents.event(SampleEvents.malformedIndex(EVENTS), EVENTS)),
-            tuple("missing_key", SampleEvents.event(SampleEvents.missingKeyIndex(EVENTS), EVENTS)));
+                SampleEvents.event(SampleEvents.malformedIndex(EVENTS), EVENTS),
+                "generator/" + SampleEvents.malformedIndex(EVENTS)),
+            tuple(
+                "missing_key",
+                SampleEvents.event(SampleEvents.missingKeyIndex(EVENTS), EVENTS),
+                "generator/" + SampleEvents.missingKeyIndex(EVENTS)));
     assertThat(letters)
         .filteredOn(r -> "missing_key".equals(r.getField("reason")))
         .extracting(r -> r.getField("detail"))
@@ -188,13 +196,22 @@ class IngestJobIT {
   }
 
   private static Map<String, Map<Object, JsonNode>> latestPerKey() throws IOException {
+    List<String> good = new ArrayList<>();
+    for (long i = 0; i < EVENTS; i++) {
+      if (i != SampleEvents.malformedIndex(EVENTS) && i != SampleEvents.missingKeyIndex(EVENTS)) {
+        good.add(SampleEvents.event(i, EVENTS));
+      }
+    }
+    return latestPerKey(good);
+  }
+
+  /** The last of the (well-formed) plain JSON events per table and key, in order. */
+  static Map<String, Map<Object, JsonNode>> latestPerKey(List<String> goodEvents)
+      throws IOException {
     ObjectMapper mapper = new ObjectMapper();
     Map<String, Map<Object, JsonNode>> latest = new HashMap<>();
-    for (long i = 0; i < EVENTS; i++) {
-      if (i == SampleEvents.malformedIndex(EVENTS) || i == SampleEvents.missingKeyIndex(EVENTS)) {
-        continue;
-      }
-      JsonNode event = mapper.readTree(SampleEvents.event(i, EVENTS));
+    for (String payload : goodEvents) {
+      JsonNode event = mapper.readTree(payload);
       JsonNode id = event.get("id");
       Object key = id.isTextual() ? id.asText() : id.longValue();
       latest
@@ -204,7 +221,7 @@ class IngestJobIT {
     return latest;
   }
 
-  private static List<List<Object>> readRows(Table table) throws IOException {
+  static List<List<Object>> readRows(Table table) throws IOException {
     List<List<Object>> rows = new ArrayList<>();
     try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
       for (Record record : records) {
@@ -218,7 +235,7 @@ class IngestJobIT {
     return rows;
   }
 
-  private static List<Object> toRow(Table table, JsonNode event) {
+  static List<Object> toRow(Table table, JsonNode event) {
     List<Object> row = new ArrayList<>();
     for (Types.NestedField column : table.schema().columns()) {
       JsonNode value = event.get(column.name());

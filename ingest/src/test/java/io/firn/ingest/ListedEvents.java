@@ -5,7 +5,7 @@ import java.util.List;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 
 /** A fixed list of events as a generator function, for a rate-limited bounded test source. */
-final class ListedEvents implements GeneratorFunction<Long, String> {
+final class ListedEvents implements GeneratorFunction<Long, IngestEvent> {
   private static final long serialVersionUID = 1L;
 
   private final ArrayList<String> events;
@@ -15,7 +15,7 @@ final class ListedEvents implements GeneratorFunction<Long, String> {
   }
 
   @Override
-  public String map(Long index) {
-    return events.get(Math.toIntExact(index));
+  public IngestEvent map(Long index) {
+    return IngestEvent.of(events.get(Math.toIntExact(index)), "list/" + index);
   }
 }

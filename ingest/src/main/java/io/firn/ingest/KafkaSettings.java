@@ -1,0 +1,61 @@
+package io.firn.ingest;
+
+import java.io.Serializable;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Where the Kafka source reads.
+ *
+ * @param bootstrapServers {@code host:port[,host:port...]}
+ * @param topics the topics to read (at least one)
+ * @param groupId the consumer group; offsets are committed to it on each checkpoint for monitoring
+ *     only — the job's own offsets live in its checkpoints
+ * @param startingOffsets where a job without checkpoint or savepoint starts
+ * @param properties further Kafka consumer properties (security, fetch sizes, ...)
+ * @param parallelism source readers; 1 keeps all events of a table in one record generator, which
+ *     the schema-change handling of ADR 0004 §2 relies on (ADR 0008)
+ */
+public record KafkaSettings(
+    String bootstrapServers,
+    List<String> topics,
+    String groupId,
+    StartingOffsets startingOffsets,
+    Map<String, String> properties,
+    int parallelism)
+    implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** Where a fresh job starts reading. */
+  public enum StartingOffsets {
+    /** The oldest retained record of each partition. */
+    EARLIEST,
+    /** Only records produced after the job started. */
+    LATEST,
+    /** The group's committed offsets, the oldest record where the group has none. */
+    COMMITTED;
+
+    public String configName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  public KafkaSettings {
+    topics = List.copyOf(topics);
+    properties = Map.copyOf(properties);
+    if (bootstrapServers == null || bootstrapServers.isBlank()) {
+      throw new IllegalArgumentException("kafka bootstrap servers must be set (host:port)");
+    }
+    if (topics.isEmpty()) {
+      throw new IllegalArgumentException("kafka topics must name at least one topic");
+    }
+    if (groupId == null || groupId.isBlank()) {
+      throw new IllegalArgumentException("kafka group id must be set");
+    }
+    if (parallelism < 1) {
+      throw new IllegalArgumentException(
+          "kafka source parallelism " + parallelism + " must be at least 1");
+    }
+  }
+}
