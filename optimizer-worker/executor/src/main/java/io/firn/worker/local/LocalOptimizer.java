@@ -75,7 +75,7 @@ public final class LocalOptimizer {
    * Plans only the partitions that cheap signals (snapshot summary, partitions metadata table)
    * flag; reads nothing more when none is flagged.
    */
-  OptimizingPlan planFromCheapSignals(Table table, Instant now) {
+  public OptimizingPlan planFromCheapSignals(Table table, Instant now) {
     checkSupported(table);
     Snapshot current = table.currentSnapshot();
     TableEvaluator.Evaluation evaluation = TableEvaluator.evaluate(table, policy);

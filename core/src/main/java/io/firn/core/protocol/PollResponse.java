@@ -1,0 +1,13 @@
+package io.firn.core.protocol;
+
+/**
+ * The answer to a poll.
+ *
+ * @param protocolVersion {@link WorkerProtocol#VERSION}
+ * @param task the leased task, or null when none was ready within the wait
+ */
+public record PollResponse(int protocolVersion, TaskAssignment task) {
+  public static PollResponse empty() {
+    return new PollResponse(WorkerProtocol.VERSION, null);
+  }
+}

@@ -1,0 +1,24 @@
+package io.firn.core.protocol;
+
+import io.firn.core.catalog.CatalogSettings;
+import java.util.List;
+
+/**
+ * The server accepted a worker.
+ *
+ * @param protocolVersion {@link WorkerProtocol#VERSION}
+ * @param workerId the id to send with every later message
+ * @param catalogs how to reach the catalogs whose tables the worker's tasks belong to
+ * @param leaseMillis how long a lease lasts without a heartbeat
+ * @param heartbeatMillis how often to send heartbeats (well below the lease)
+ */
+public record RegisterResponse(
+    int protocolVersion,
+    String workerId,
+    List<CatalogSettings> catalogs,
+    long leaseMillis,
+    long heartbeatMillis) {
+  public RegisterResponse {
+    catalogs = List.copyOf(catalogs);
+  }
+}

@@ -1,0 +1,68 @@
+package io.firn.core.protocol;
+
+import java.util.List;
+
+/**
+ * One leased attempt of one rewrite task.
+ *
+ * @param taskId the task's id, stable over attempts ({@code processId/n})
+ * @param attemptId this attempt; completions of any other attempt of the task are rejected
+ * @param processId the optimizing process the task belongs to
+ * @param catalog the catalog's configured name
+ * @param table the table identifier within the catalog ({@code namespace.table})
+ * @param type {@code minor}, {@code major} or {@code full}
+ * @param snapshotId the planning snapshot
+ * @param sequenceNumber the planning snapshot's sequence number
+ * @param specId the partition spec of every file of the task
+ * @param partition the partition path, for logs
+ * @param targetSize output data file size in bytes
+ * @param bloomThreshold equality-delete keys above which a Bloom pre-filter is built
+ * @param rewrite data files to rewrite, each with indexes into {@code deletes}
+ * @param convert data files whose deletes become one position-delete file
+ * @param deletes the delete files the data files refer to, each listed once
+ * @param leaseExpiresAtMillis epoch millis; heartbeats extend it
+ */
+public record TaskAssignment(
+    String taskId,
+    String attemptId,
+    String processId,
+    String catalog,
+    String table,
+    String type,
+    long snapshotId,
+    long sequenceNumber,
+    int specId,
+    String partition,
+    long targetSize,
+    long bloomThreshold,
+    List<WireFile> rewrite,
+    List<WireFile> convert,
+    List<WireFile> deletes,
+    long leaseExpiresAtMillis) {
+  public TaskAssignment {
+    rewrite = List.copyOf(rewrite);
+    convert = List.copyOf(convert);
+    deletes = List.copyOf(deletes);
+  }
+
+  /** The same assignment with another lease deadline. */
+  public TaskAssignment withLease(String newAttemptId, long expiresAtMillis) {
+    return new TaskAssignment(
+        taskId,
+        newAttemptId,
+        processId,
+        catalog,
+        table,
+        type,
+        snapshotId,
+        sequenceNumber,
+        specId,
+        partition,
+        targetSize,
+        bloomThreshold,
+        rewrite,
+        convert,
+        deletes,
+        expiresAtMillis);
+  }
+}

@@ -1,0 +1,140 @@
+package io.firn.core.protocol;
+
+import io.firn.core.plan.OptimizingType;
+import io.firn.core.plan.RewriteTask;
+import io.firn.core.table.DataFileEntry;
+import io.firn.core.table.PartitionKey;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+
+/** Turns a planned {@link RewriteTask} into a {@link TaskAssignment} and back. Stateless. */
+public final class TaskCodec {
+  private TaskCodec() {}
+
+  /**
+   * Encodes a task; the attempt id and lease are set when it is leased.
+   *
+   * @param table the table the task was planned on (its schema and specs)
+   * @param catalog the catalog's configured name
+   * @param identifier the table's identifier in the catalog ({@code namespace.table})
+   */
+  public static TaskAssignment encode(
+      RewriteTask task,
+      Table table,
+      String catalog,
+      String identifier,
+      String taskId,
+      String processId,
+      long snapshotId,
+      long sequenceNumber,
+      long bloomThreshold) {
+    Schema schema = table.schema();
+    Map<Integer, PartitionSpec> specs = table.specs();
+    Map<String, Integer> deleteIndex = new LinkedHashMap<>();
+    List<WireFile> deletes = new ArrayList<>();
+    List<WireFile> rewrite = new ArrayList<>();
+    List<WireFile> convert = new ArrayList<>();
+    for (int pass = 0; pass < 2; pass++) {
+      List<DataFileEntry> entries = pass == 0 ? task.rewrite() : task.convert();
+      List<WireFile> out = pass == 0 ? rewrite : convert;
+      for (DataFileEntry entry : entries) {
+        List<Integer> indexes = new ArrayList<>();
+        for (DeleteFile delete : entry.deletes()) {
+          Integer index = deleteIndex.get(delete.location());
+          if (index == null) {
+            index = deletes.size();
+            deleteIndex.put(delete.location(), index);
+            deletes.add(FileCodec.encode(delete, schema, spec(specs, delete.specId())));
+          }
+          indexes.add(index);
+        }
+        out.add(
+            FileCodec.encode(entry.file(), schema, spec(specs, entry.file().specId()), indexes));
+      }
+    }
+    return new TaskAssignment(
+        taskId,
+        "",
+        processId,
+        catalog,
+        identifier,
+        task.type().name().toLowerCase(Locale.ROOT),
+        snapshotId,
+        sequenceNumber,
+        task.partition().specId(),
+        task.partition().path(),
+        task.targetSize(),
+        bloomThreshold,
+        rewrite,
+        convert,
+        deletes,
+        0);
+  }
+
+  /**
+   * Decodes the files of an assignment into a task the executor runs.
+   *
+   * @param id the task's number within its process
+   * @throws ProtocolException when a file cannot be decoded or an index is out of range
+   */
+  public static RewriteTask decode(TaskAssignment assignment, int id) {
+    List<DeleteFile> deletes = new ArrayList<>();
+    for (WireFile wire : assignment.deletes()) {
+      deletes.add(FileCodec.decodeDeleteFile(wire));
+    }
+    OptimizingType type;
+    try {
+      type = OptimizingType.parse(assignment.type());
+    } catch (IllegalArgumentException e) {
+      throw new ProtocolException("task " + assignment.taskId() + ": " + e.getMessage(), e);
+    }
+    return new RewriteTask(
+        id,
+        new PartitionKey(assignment.specId(), assignment.partition()),
+        type,
+        entries(assignment, assignment.rewrite(), deletes),
+        entries(assignment, assignment.convert(), deletes),
+        assignment.targetSize());
+  }
+
+  private static List<DataFileEntry> entries(
+      TaskAssignment assignment, List<WireFile> files, List<DeleteFile> deletes) {
+    List<DataFileEntry> entries = new ArrayList<>(files.size());
+    for (WireFile wire : files) {
+      DataFile file = FileCodec.decodeDataFile(wire);
+      List<DeleteFile> applied = new ArrayList<>(wire.deletes().size());
+      for (int index : wire.deletes()) {
+        if (index < 0 || index >= deletes.size()) {
+          throw new ProtocolException(
+              "task "
+                  + assignment.taskId()
+                  + ": data file "
+                  + file.location()
+                  + " refers to delete file #"
+                  + index
+                  + " but the task carries "
+                  + deletes.size());
+        }
+        applied.add(deletes.get(index));
+      }
+      entries.add(new DataFileEntry(file, applied));
+    }
+    return entries;
+  }
+
+  private static PartitionSpec spec(Map<Integer, PartitionSpec> specs, int specId) {
+    PartitionSpec spec = specs.get(specId);
+    if (spec == null) {
+      throw new IllegalStateException("the table has no partition spec " + specId);
+    }
+    return spec;
+  }
+}

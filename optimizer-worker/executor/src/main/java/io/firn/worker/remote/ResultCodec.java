@@ -1,0 +1,85 @@
+package io.firn.worker.remote;
+
+import io.firn.core.protocol.CompleteRequest;
+import io.firn.core.protocol.FileCodec;
+import io.firn.core.protocol.ProtocolException;
+import io.firn.core.protocol.TaskCounts;
+import io.firn.core.protocol.WireFile;
+import io.firn.core.protocol.WorkerProtocol;
+import io.firn.worker.executor.TaskResult;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+
+/** {@link TaskResult} to {@link CompleteRequest} and back. Stateless. */
+public final class ResultCodec {
+  private ResultCodec() {}
+
+  public static CompleteRequest encode(
+      String workerId, String attemptId, Table table, TaskResult result) {
+    List<WireFile> data = new ArrayList<>();
+    for (DataFile file : result.dataFiles()) {
+      data.add(FileCodec.encode(file, table.schema(), spec(table, file)));
+    }
+    List<WireFile> deletes = new ArrayList<>();
+    for (DeleteFile file : result.positionDeletes()) {
+      deletes.add(FileCodec.encode(file, table.schema(), spec(table, file)));
+    }
+    return new CompleteRequest(
+        WorkerProtocol.VERSION,
+        workerId,
+        attemptId,
+        data,
+        deletes,
+        new TaskCounts(
+            result.rowsRead(),
+            result.rowsDeleted(),
+            result.rowsWritten(),
+            result.positionsWritten(),
+            result.bytesRead(),
+            result.bytesWritten(),
+            result.equalityDeleteRecordsRead(),
+            result.equalityDeleteKeysHeld(),
+            result.nanos()));
+  }
+
+  /**
+   * @param taskId the task's number within its process plan
+   * @throws ProtocolException when a file cannot be decoded or the counts are missing
+   */
+  public static TaskResult decode(CompleteRequest request, int taskId) {
+    if (request.counts() == null) {
+      throw new ProtocolException("completion of " + request.attemptId() + ": counts are missing");
+    }
+    List<DataFile> data = new ArrayList<>();
+    for (WireFile wire : request.dataFiles()) {
+      data.add(FileCodec.decodeDataFile(wire));
+    }
+    List<DeleteFile> deletes = new ArrayList<>();
+    for (WireFile wire : request.deleteFiles()) {
+      deletes.add(FileCodec.decodeDeleteFile(wire));
+    }
+    TaskCounts counts = request.counts();
+    return new TaskResult(
+        taskId,
+        data,
+        deletes,
+        counts.rowsRead(),
+        counts.rowsDeleted(),
+        counts.rowsWritten(),
+        counts.positionsWritten(),
+        counts.bytesRead(),
+        counts.bytesWritten(),
+        counts.equalityDeleteRecordsRead(),
+        counts.equalityDeleteKeysHeld(),
+        counts.nanos());
+  }
+
+  private static PartitionSpec spec(Table table, ContentFile<?> file) {
+    return table.specs().get(file.specId());
+  }
+}
