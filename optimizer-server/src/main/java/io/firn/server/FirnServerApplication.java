@@ -1,9 +1,19 @@
 package io.firn.server;
 
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.dropwizard.core.Application;
+import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
 import io.firn.core.catalog.CatalogSettings;
+import io.firn.core.policy.OptimizingPolicy;
+import io.firn.server.api.ErrorMappers;
+import io.firn.server.api.ProcessesResource;
+import io.firn.server.api.TablesResource;
+import io.firn.server.api.Tokens;
+import io.firn.server.api.WorkerProtocolResource;
+import io.firn.server.api.WorkersResource;
+import io.firn.server.optimizing.OptimizingService;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -22,6 +32,13 @@ import java.util.Set;
 public class FirnServerApplication extends Application<FirnServerConfiguration> {
   private PrometheusMeterRegistry registry;
   private TableWatcher watcher;
+  private OptimizingService optimizing;
+
+  @Override
+  public void initialize(Bootstrap<FirnServerConfiguration> bootstrap) {
+    // ISO-8601 instants in the API, not epoch numbers.
+    bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+  }
 
   public static void main(String[] args) throws Exception {
     new FirnServerApplication().run(args);
@@ -59,14 +76,28 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
     StateStoreConfiguration stateStore = configuration.getStateStore();
     StateStore store =
         StateStore.open(stateStore.getUrl(), stateStore.getUser(), stateStore.getPassword());
+    ServerCatalogs connections = new ServerCatalogs(catalogs);
     watcher =
         new TableWatcher(
-            catalogs,
+            connections,
             configuration.getTables().patterns(),
             store,
             configuration.getWatch().getInterval().toJavaDuration(),
             Clock.systemUTC(),
             registry);
+    OptimizingConfiguration optimizingConfig = configuration.getOptimizing();
+    optimizing =
+        new OptimizingService(
+            connections,
+            store,
+            optimizingConfig,
+            OptimizingPolicy.DEFAULTS,
+            Clock.systemUTC(),
+            registry);
+    watcher.listener(optimizing);
+    Tokens tokens =
+        new Tokens(
+            configuration.getAuth().getWorkerToken(), configuration.getAuth().getAdminToken());
 
     // Stopped in reverse order: the watcher first, then the store and the registry.
     environment
@@ -77,12 +108,23 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
               public void stop() {
                 gc.close();
                 registry.close();
+                connections.close();
                 store.close();
               }
             });
+    environment.lifecycle().manage(optimizing);
     environment.lifecycle().manage(watcher);
+    if (optimizingConfig.isEnabled() && optimizingConfig.getLocalWorkerThreads() > 0) {
+      environment
+          .lifecycle()
+          .manage(new InProcessWorker(optimizing, optimizingConfig.getLocalWorkerThreads()));
+    }
     environment.healthChecks().register("state-store", new StateStoreHealthCheck(store));
-    environment.jersey().register(new TablesResource(watcher));
+    environment.jersey().register(new TablesResource(optimizing, store, tokens));
+    environment.jersey().register(new ProcessesResource(store));
+    environment.jersey().register(new WorkersResource(optimizing));
+    environment.jersey().register(new WorkerProtocolResource(optimizing, tokens));
+    ErrorMappers.all().forEach(environment.jersey()::register);
     // An exact mapping wins over Dropwizard's own admin servlet on /*.
     environment
         .admin()
@@ -93,6 +135,11 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
   /** The meter registry; for tests. */
   public PrometheusMeterRegistry registry() {
     return registry;
+  }
+
+  /** The optimizing service; for tests. */
+  public OptimizingService optimizing() {
+    return optimizing;
   }
 
   /** The snapshot watcher; for tests. */

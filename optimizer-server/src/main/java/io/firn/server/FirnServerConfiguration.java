@@ -16,6 +16,28 @@ public class FirnServerConfiguration extends Configuration {
   @Valid @NotNull private TablesConfiguration tables = new TablesConfiguration();
   @Valid @NotNull private StateStoreConfiguration stateStore = new StateStoreConfiguration();
   @Valid @NotNull private WatchConfiguration watch = new WatchConfiguration();
+  @Valid @NotNull private OptimizingConfiguration optimizing = new OptimizingConfiguration();
+  @Valid @NotNull private AuthConfiguration auth = new AuthConfiguration();
+
+  @JsonProperty
+  public OptimizingConfiguration getOptimizing() {
+    return optimizing;
+  }
+
+  @JsonProperty
+  public void setOptimizing(OptimizingConfiguration optimizing) {
+    this.optimizing = optimizing;
+  }
+
+  @JsonProperty
+  public AuthConfiguration getAuth() {
+    return auth;
+  }
+
+  @JsonProperty
+  public void setAuth(AuthConfiguration auth) {
+    this.auth = auth;
+  }
 
   @JsonProperty
   public List<CatalogConfiguration> getCatalogs() {

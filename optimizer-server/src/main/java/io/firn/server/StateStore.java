@@ -1,5 +1,9 @@
 package io.firn.server;
 
+import io.firn.server.optimizing.ProcessRecord;
+import io.firn.server.optimizing.TableStateRecord;
+import io.firn.server.optimizing.TaskRecord;
+import io.firn.server.optimizing.WorkerRecord;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -17,7 +21,8 @@ import java.util.Properties;
  * is created by versioned migrations recorded in {@code schema_version}; SQL stays in the subset
  * both databases share (no upsert syntax, timestamps as epoch milliseconds).
  *
- * <p>One connection, used under this object's lock: the watcher is the only writer for now.
+ * <p>One connection, used under this object's lock. Callers may hold their own locks while calling
+ * in; the store never calls out.
  */
 public final class StateStore implements AutoCloseable {
   /** Migrations in order; version = index + 1. Never edit an applied one: append. */
@@ -34,7 +39,67 @@ public final class StateStore implements AutoCloseable {
                       + " needs_plan BOOLEAN NOT NULL,"
                       + " reason VARCHAR(4000) NOT NULL,"
                       + " evaluated_at_ms BIGINT NOT NULL,"
-                      + " PRIMARY KEY (catalog_name, namespace_name, table_name))")));
+                      + " PRIMARY KEY (catalog_name, namespace_name, table_name))")),
+          new Migration(
+              "optimizing state, processes, tasks and workers",
+              List.of(
+                  "ALTER TABLE table_runtime ADD COLUMN state VARCHAR(32) DEFAULT 'idle' NOT NULL",
+                  "ALTER TABLE table_runtime ADD COLUMN state_since_ms BIGINT DEFAULT 0 NOT NULL",
+                  "ALTER TABLE table_runtime ADD COLUMN paused BOOLEAN DEFAULT FALSE NOT NULL",
+                  "ALTER TABLE table_runtime ADD COLUMN parked_reason VARCHAR(4000)",
+                  "ALTER TABLE table_runtime ADD COLUMN parked_until_ms BIGINT",
+                  "ALTER TABLE table_runtime ADD COLUMN failures INTEGER DEFAULT 0 NOT NULL",
+                  "ALTER TABLE table_runtime ADD COLUMN last_process_id VARCHAR(64)",
+                  "CREATE TABLE optimizing_process ("
+                      + " process_id VARCHAR(64) NOT NULL PRIMARY KEY,"
+                      + " catalog_name VARCHAR(255) NOT NULL,"
+                      + " namespace_name VARCHAR(1024) NOT NULL,"
+                      + " table_name VARCHAR(255) NOT NULL,"
+                      + " optimizing_type VARCHAR(16) NOT NULL,"
+                      + " trigger_kind VARCHAR(16) NOT NULL,"
+                      + " status VARCHAR(16) NOT NULL,"
+                      + " snapshot_id BIGINT NOT NULL,"
+                      + " partition_count INTEGER NOT NULL,"
+                      + " task_count INTEGER NOT NULL,"
+                      + " rewrite_bytes BIGINT NOT NULL,"
+                      + " created_at_ms BIGINT NOT NULL,"
+                      + " finished_at_ms BIGINT,"
+                      + " message VARCHAR(4000) NOT NULL,"
+                      + " committed_groups INTEGER NOT NULL,"
+                      + " failed_groups INTEGER NOT NULL,"
+                      + " rows_written BIGINT NOT NULL,"
+                      + " bytes_read BIGINT NOT NULL,"
+                      + " bytes_written BIGINT NOT NULL)",
+                  "CREATE INDEX optimizing_process_table ON optimizing_process"
+                      + " (catalog_name, namespace_name, table_name, created_at_ms)",
+                  "CREATE INDEX optimizing_process_status ON optimizing_process (status)",
+                  "CREATE TABLE optimizing_task ("
+                      + " process_id VARCHAR(64) NOT NULL,"
+                      + " task_number INTEGER NOT NULL,"
+                      + " partition_path VARCHAR(4000) NOT NULL,"
+                      + " status VARCHAR(16) NOT NULL,"
+                      + " attempts INTEGER NOT NULL,"
+                      + " attempt_id VARCHAR(128),"
+                      + " worker_id VARCHAR(64),"
+                      + " rewrite_files INTEGER NOT NULL,"
+                      + " convert_files INTEGER NOT NULL,"
+                      + " rewrite_bytes BIGINT NOT NULL,"
+                      + " started_at_ms BIGINT,"
+                      + " finished_at_ms BIGINT,"
+                      + " message VARCHAR(4000) NOT NULL,"
+                      + " rows_read BIGINT NOT NULL,"
+                      + " rows_written BIGINT NOT NULL,"
+                      + " bytes_written BIGINT NOT NULL,"
+                      + " PRIMARY KEY (process_id, task_number))",
+                  "CREATE TABLE optimizer_worker ("
+                      + " worker_id VARCHAR(64) NOT NULL PRIMARY KEY,"
+                      + " name VARCHAR(255) NOT NULL,"
+                      + " group_name VARCHAR(255) NOT NULL,"
+                      + " slots INTEGER NOT NULL,"
+                      + " engine VARCHAR(32) NOT NULL,"
+                      + " engine_version VARCHAR(64) NOT NULL,"
+                      + " registered_at_ms BIGINT NOT NULL,"
+                      + " last_seen_at_ms BIGINT NOT NULL)")));
 
   /** One schema change: its statements run in one transaction where the database allows. */
   record Migration(String description, List<String> statements) {}
@@ -208,6 +273,373 @@ public final class StateStore implements AutoCloseable {
       throw failure("load table_runtime", e);
     }
     return all;
+  }
+
+  /** The optimizing state of every known table (rows the watcher created). */
+  public synchronized List<TableStateRecord> loadTableStates() {
+    List<TableStateRecord> all = new ArrayList<>();
+    try (Statement s = connection.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT catalog_name, namespace_name, table_name, snapshot_id, needs_plan, reason,"
+                    + " evaluated_at_ms, state, state_since_ms, paused, parked_reason,"
+                    + " parked_until_ms, failures, last_process_id FROM table_runtime"
+                    + " ORDER BY catalog_name, namespace_name, table_name")) {
+      while (rs.next()) {
+        long snapshot = rs.getLong(4);
+        Long snapshotId = rs.wasNull() ? null : snapshot;
+        long parkedUntil = rs.getLong(12);
+        Instant parked = rs.wasNull() ? null : Instant.ofEpochMilli(parkedUntil);
+        all.add(
+            new TableStateRecord(
+                rs.getString(1),
+                rs.getString(2),
+                rs.getString(3),
+                snapshotId,
+                rs.getBoolean(5),
+                rs.getString(6),
+                Instant.ofEpochMilli(rs.getLong(7)),
+                rs.getString(8),
+                Instant.ofEpochMilli(rs.getLong(9)),
+                rs.getBoolean(10),
+                rs.getString(11),
+                parked,
+                rs.getInt(13),
+                rs.getString(14)));
+      }
+    } catch (SQLException e) {
+      throw failure("load the optimizing state of the tables", e);
+    }
+    return all;
+  }
+
+  /** Writes the optimizing state (and the planning verdict) of a table the watcher created. */
+  public synchronized void saveTableState(TableStateRecord state) {
+    try (PreparedStatement update =
+        connection.prepareStatement(
+            "UPDATE table_runtime SET needs_plan = ?, reason = ?, state = ?, state_since_ms = ?,"
+                + " paused = ?, parked_reason = ?, parked_until_ms = ?, failures = ?,"
+                + " last_process_id = ?"
+                + " WHERE catalog_name = ? AND namespace_name = ? AND table_name = ?")) {
+      update.setBoolean(1, state.needsPlan());
+      update.setString(2, truncate(state.reason()));
+      update.setString(3, state.status());
+      update.setLong(4, state.since().toEpochMilli());
+      update.setBoolean(5, state.paused());
+      update.setString(6, state.parkedReason() == null ? null : truncate(state.parkedReason()));
+      setLong(update, 7, state.parkedUntil() == null ? null : state.parkedUntil().toEpochMilli());
+      update.setInt(8, state.failures());
+      update.setString(9, state.lastProcessId());
+      update.setString(10, state.catalog());
+      update.setString(11, state.namespace());
+      update.setString(12, state.table());
+      update.executeUpdate();
+    } catch (SQLException e) {
+      throw failure(
+          "save the optimizing state of "
+              + state.catalog()
+              + "."
+              + state.namespace()
+              + "."
+              + state.table(),
+          e);
+    }
+  }
+
+  /** Inserts or replaces a process row. */
+  public synchronized void saveProcess(ProcessRecord p) {
+    try {
+      boolean autoCommit = connection.getAutoCommit();
+      try (PreparedStatement delete =
+              connection.prepareStatement("DELETE FROM optimizing_process WHERE process_id = ?");
+          PreparedStatement insert =
+              connection.prepareStatement(
+                  "INSERT INTO optimizing_process (process_id, catalog_name, namespace_name,"
+                      + " table_name, optimizing_type, trigger_kind, status, snapshot_id,"
+                      + " partition_count, task_count, rewrite_bytes, created_at_ms,"
+                      + " finished_at_ms, message, committed_groups, failed_groups, rows_written,"
+                      + " bytes_read, bytes_written)"
+                      + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+        connection.setAutoCommit(false);
+        delete.setString(1, p.processId());
+        delete.executeUpdate();
+        int i = 1;
+        insert.setString(i++, p.processId());
+        insert.setString(i++, p.catalog());
+        insert.setString(i++, p.namespace());
+        insert.setString(i++, p.table());
+        insert.setString(i++, p.type());
+        insert.setString(i++, p.trigger());
+        insert.setString(i++, p.status());
+        insert.setLong(i++, p.snapshotId());
+        insert.setInt(i++, p.partitions());
+        insert.setInt(i++, p.tasks());
+        insert.setLong(i++, p.rewriteBytes());
+        insert.setLong(i++, p.createdAt().toEpochMilli());
+        setLong(insert, i++, p.finishedAt() == null ? null : p.finishedAt().toEpochMilli());
+        insert.setString(i++, truncate(p.message()));
+        insert.setInt(i++, p.committedGroups());
+        insert.setInt(i++, p.failedGroups());
+        insert.setLong(i++, p.rowsWritten());
+        insert.setLong(i++, p.bytesRead());
+        insert.setLong(i, p.bytesWritten());
+        insert.executeUpdate();
+        connection.commit();
+      } catch (SQLException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(autoCommit);
+      }
+    } catch (SQLException e) {
+      throw failure("save process " + p.processId(), e);
+    }
+  }
+
+  /** Inserts or replaces task rows, in one transaction. */
+  public synchronized void saveTasks(List<TaskRecord> tasks) {
+    if (tasks.isEmpty()) {
+      return;
+    }
+    try {
+      boolean autoCommit = connection.getAutoCommit();
+      try (PreparedStatement delete =
+              connection.prepareStatement(
+                  "DELETE FROM optimizing_task WHERE process_id = ? AND task_number = ?");
+          PreparedStatement insert =
+              connection.prepareStatement(
+                  "INSERT INTO optimizing_task (process_id, task_number, partition_path, status,"
+                      + " attempts, attempt_id, worker_id, rewrite_files, convert_files,"
+                      + " rewrite_bytes, started_at_ms, finished_at_ms, message, rows_read,"
+                      + " rows_written, bytes_written)"
+                      + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+        connection.setAutoCommit(false);
+        for (TaskRecord t : tasks) {
+          delete.setString(1, t.processId());
+          delete.setInt(2, t.taskNumber());
+          delete.addBatch();
+          int i = 1;
+          insert.setString(i++, t.processId());
+          insert.setInt(i++, t.taskNumber());
+          insert.setString(i++, truncate(t.partition()));
+          insert.setString(i++, t.status());
+          insert.setInt(i++, t.attempts());
+          insert.setString(i++, t.attemptId());
+          insert.setString(i++, t.workerId());
+          insert.setInt(i++, t.rewriteFiles());
+          insert.setInt(i++, t.convertFiles());
+          insert.setLong(i++, t.rewriteBytes());
+          setLong(insert, i++, t.startedAt() == null ? null : t.startedAt().toEpochMilli());
+          setLong(insert, i++, t.finishedAt() == null ? null : t.finishedAt().toEpochMilli());
+          insert.setString(i++, truncate(t.message()));
+          insert.setLong(i++, t.rowsRead());
+          insert.setLong(i++, t.rowsWritten());
+          insert.setLong(i, t.bytesWritten());
+          insert.addBatch();
+        }
+        delete.executeBatch();
+        insert.executeBatch();
+        connection.commit();
+      } catch (SQLException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(autoCommit);
+      }
+    } catch (SQLException e) {
+      throw failure("save " + tasks.size() + " task(s) of " + tasks.get(0).processId(), e);
+    }
+  }
+
+  /**
+   * Marks every process still running as failed with the message, and its unfinished tasks as
+   * cancelled; used at start-up, when no process can still be running.
+   *
+   * @return the processes changed
+   */
+  public synchronized int failRunningProcesses(String message, Instant now) {
+    try (PreparedStatement tasks =
+            connection.prepareStatement(
+                "UPDATE optimizing_task SET status = 'cancelled', message = ?, finished_at_ms = ?"
+                    + " WHERE status IN ('pending', 'leased', 'succeeded') AND process_id IN"
+                    + " (SELECT process_id FROM optimizing_process WHERE status = 'running')");
+        PreparedStatement processes =
+            connection.prepareStatement(
+                "UPDATE optimizing_process SET status = 'failed', message = ?,"
+                    + " finished_at_ms = ? WHERE status = 'running'")) {
+      tasks.setString(1, message);
+      tasks.setLong(2, now.toEpochMilli());
+      tasks.executeUpdate();
+      processes.setString(1, message);
+      processes.setLong(2, now.toEpochMilli());
+      return processes.executeUpdate();
+    } catch (SQLException e) {
+      throw failure("fail the processes left running", e);
+    }
+  }
+
+  /**
+   * The newest processes, newest first.
+   *
+   * @param catalog with namespace and table: only this table's; all three null for every table
+   */
+  public synchronized List<ProcessRecord> processes(
+      String catalog, String namespace, String table, int limit) {
+    String where =
+        catalog == null ? "" : " WHERE catalog_name = ? AND namespace_name = ? AND table_name = ?";
+    List<ProcessRecord> all = new ArrayList<>();
+    try (PreparedStatement query =
+        connection.prepareStatement(
+            PROCESS_COLUMNS + where + " ORDER BY created_at_ms DESC, process_id")) {
+      if (catalog != null) {
+        query.setString(1, catalog);
+        query.setString(2, namespace);
+        query.setString(3, table);
+      }
+      query.setMaxRows(limit);
+      try (ResultSet rs = query.executeQuery()) {
+        while (rs.next()) {
+          all.add(process(rs));
+        }
+      }
+    } catch (SQLException e) {
+      throw failure("read processes", e);
+    }
+    return all;
+  }
+
+  /** One process, or null. */
+  public synchronized ProcessRecord process(String processId) {
+    try (PreparedStatement query =
+        connection.prepareStatement(PROCESS_COLUMNS + " WHERE process_id = ?")) {
+      query.setString(1, processId);
+      try (ResultSet rs = query.executeQuery()) {
+        return rs.next() ? process(rs) : null;
+      }
+    } catch (SQLException e) {
+      throw failure("read process " + processId, e);
+    }
+  }
+
+  /** The tasks of a process in task order. */
+  public synchronized List<TaskRecord> tasks(String processId) {
+    List<TaskRecord> all = new ArrayList<>();
+    try (PreparedStatement query =
+        connection.prepareStatement(
+            "SELECT process_id, task_number, partition_path, status, attempts, attempt_id,"
+                + " worker_id, rewrite_files, convert_files, rewrite_bytes, started_at_ms,"
+                + " finished_at_ms, message, rows_read, rows_written, bytes_written"
+                + " FROM optimizing_task WHERE process_id = ? ORDER BY task_number")) {
+      query.setString(1, processId);
+      try (ResultSet rs = query.executeQuery()) {
+        while (rs.next()) {
+          all.add(
+              new TaskRecord(
+                  rs.getString(1),
+                  rs.getInt(2),
+                  rs.getString(3),
+                  rs.getString(4),
+                  rs.getInt(5),
+                  rs.getString(6),
+                  rs.getString(7),
+                  rs.getInt(8),
+                  rs.getInt(9),
+                  rs.getLong(10),
+                  instant(rs, 11),
+                  instant(rs, 12),
+                  rs.getString(13),
+                  rs.getLong(14),
+                  rs.getLong(15),
+                  rs.getLong(16)));
+        }
+      }
+    } catch (SQLException e) {
+      throw failure("read the tasks of " + processId, e);
+    }
+    return all;
+  }
+
+  /** Inserts or replaces a worker row. */
+  public synchronized void saveWorker(WorkerRecord w) {
+    try (PreparedStatement delete =
+            connection.prepareStatement("DELETE FROM optimizer_worker WHERE worker_id = ?");
+        PreparedStatement insert =
+            connection.prepareStatement(
+                "INSERT INTO optimizer_worker (worker_id, name, group_name, slots, engine,"
+                    + " engine_version, registered_at_ms, last_seen_at_ms)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+      delete.setString(1, w.workerId());
+      delete.executeUpdate();
+      insert.setString(1, w.workerId());
+      insert.setString(2, w.name());
+      insert.setString(3, w.group());
+      insert.setInt(4, w.slots());
+      insert.setString(5, w.engine());
+      insert.setString(6, w.engineVersion());
+      insert.setLong(7, w.registeredAt().toEpochMilli());
+      insert.setLong(8, w.lastSeenAt().toEpochMilli());
+      insert.executeUpdate();
+    } catch (SQLException e) {
+      throw failure("save worker " + w.workerId(), e);
+    }
+  }
+
+  /** Removes a worker row (it expired or deregistered). */
+  public synchronized void deleteWorker(String workerId) {
+    try (PreparedStatement delete =
+        connection.prepareStatement("DELETE FROM optimizer_worker WHERE worker_id = ?")) {
+      delete.setString(1, workerId);
+      delete.executeUpdate();
+    } catch (SQLException e) {
+      throw failure("delete worker " + workerId, e);
+    }
+  }
+
+  private static final String PROCESS_COLUMNS =
+      "SELECT process_id, catalog_name, namespace_name, table_name, optimizing_type, trigger_kind,"
+          + " status, snapshot_id, partition_count, task_count, rewrite_bytes, created_at_ms,"
+          + " finished_at_ms, message, committed_groups, failed_groups, rows_written, bytes_read,"
+          + " bytes_written FROM optimizing_process";
+
+  private static ProcessRecord process(ResultSet rs) throws SQLException {
+    return new ProcessRecord(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getString(3),
+        rs.getString(4),
+        rs.getString(5),
+        rs.getString(6),
+        rs.getString(7),
+        rs.getLong(8),
+        rs.getInt(9),
+        rs.getInt(10),
+        rs.getLong(11),
+        Instant.ofEpochMilli(rs.getLong(12)),
+        instant(rs, 13),
+        rs.getString(14),
+        rs.getInt(15),
+        rs.getInt(16),
+        rs.getLong(17),
+        rs.getLong(18),
+        rs.getLong(19));
+  }
+
+  private static Instant instant(ResultSet rs, int column) throws SQLException {
+    long millis = rs.getLong(column);
+    return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
+  }
+
+  private static void setLong(PreparedStatement statement, int index, Long value)
+      throws SQLException {
+    if (value == null) {
+      statement.setNull(index, Types.BIGINT);
+    } else {
+      statement.setLong(index, value);
+    }
+  }
+
+  private static String truncate(String text) {
+    return text.length() > MAX_REASON ? text.substring(0, MAX_REASON) : text;
   }
 
   /** A cheap round trip, for the health check. */

@@ -2,9 +2,9 @@ package io.firn.server;
 
 import io.dropwizard.lifecycle.Managed;
 import io.firn.core.catalog.CatalogSettings;
-import io.firn.core.catalog.Catalogs;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.table.TableEvaluator;
+import io.firn.worker.commit.Committer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -44,27 +44,32 @@ import org.slf4j.LoggerFactory;
  */
 public final class TableWatcher implements Managed {
   private static final Logger LOG = LoggerFactory.getLogger(TableWatcher.class);
+  private static final String PROCESS_ID = Committer.PROCESS_ID;
+
+  private static final int OWN_COMMIT_DEPTH = 100;
 
   private final List<CatalogSettings> catalogs;
+  private final ServerCatalogs connections;
   private final TablePatterns patterns;
   private final StateStore store;
   private final Duration interval;
   private final Clock clock;
   private final MeterRegistry registry;
-  private final Map<String, Catalog> connected = new ConcurrentHashMap<>();
   private final Map<String, TableRuntime> tables = new ConcurrentHashMap<>();
   private final Timer watchDuration;
   private ScheduledExecutorService executor;
   private ScheduledFuture<?> schedule;
+  private volatile TableListener listener = TableListener.NONE;
 
   public TableWatcher(
-      List<CatalogSettings> catalogs,
+      ServerCatalogs connections,
       TablePatterns patterns,
       StateStore store,
       Duration interval,
       Clock clock,
       MeterRegistry registry) {
-    this.catalogs = List.copyOf(catalogs);
+    this.connections = connections;
+    this.catalogs = connections.settings();
     this.patterns = patterns;
     this.store = store;
     this.interval = interval;
@@ -84,7 +89,7 @@ public final class TableWatcher implements Managed {
           .register(registry);
     }
     // Register every result up front so the series exist (at 0) before the first evaluation.
-    for (String result : List.of("needs_plan", "no_plan", "error")) {
+    for (String result : List.of("needs_plan", "no_plan", "own_commit", "error")) {
       evaluations(result);
     }
   }
@@ -113,12 +118,11 @@ public final class TableWatcher implements Managed {
         LOG.warn("the table watcher did not stop within 30 s");
       }
     }
-    for (Catalog catalog : connected.values()) {
-      if (catalog instanceof AutoCloseable closeable) {
-        closeable.close();
-      }
-    }
-    connected.clear();
+  }
+
+  /** Who hears about evaluations and forgotten tables; set before {@link #start()}. */
+  public void listener(TableListener listener) {
+    this.listener = listener;
   }
 
   /**
@@ -168,13 +172,12 @@ public final class TableWatcher implements Managed {
     Catalog catalog;
     List<TableIdentifier> identifiers;
     try {
-      catalog = connected.computeIfAbsent(settings.name(), name -> Catalogs.connect(settings));
+      catalog = connections.catalog(settings.name());
       identifiers = listTables(catalog);
     } catch (RuntimeException e) {
       // Keep what is known: a catalog that is down does not mean its tables were dropped.
       LOG.warn("cannot list the tables of {}: {}", settings, e.getMessage());
-      Catalog failed = connected.remove(settings.name());
-      closeQuietly(failed);
+      connections.reset(settings.name());
       return;
     }
     Set<String> seen = new HashSet<>();
@@ -191,6 +194,7 @@ public final class TableWatcher implements Managed {
       if (known.catalog().equals(settings.name()) && !seen.contains(known.qualifiedName())) {
         store.delete(known.catalog(), known.namespace(), known.table());
         tables.remove(known.qualifiedName());
+        listener.forgotten(known.catalog(), known.namespace(), known.table());
         LOG.info("forgot {}: dropped or no longer matched by the table patterns", qualified(known));
       }
     }
@@ -210,6 +214,23 @@ public final class TableWatcher implements Managed {
     Long snapshotId = current == null ? null : current.snapshotId();
     TableRuntime known = tables.get(qualified);
     if (known != null && java.util.Objects.equals(known.snapshotId(), snapshotId)) {
+      return;
+    }
+    if (known != null && known.snapshotId() != null && ownCommitsOnly(table, known.snapshotId())) {
+      // Firn's own commits do not re-trigger: the verdict stays, only the snapshot moves on.
+      TableRuntime moved =
+          new TableRuntime(
+              catalogName,
+              namespace,
+              id.name(),
+              snapshotId,
+              known.needsPlan(),
+              known.reason(),
+              known.evaluatedAt());
+      store.save(moved);
+      tables.put(qualified, moved);
+      evaluations("own_commit").increment();
+      listener.evaluated(moved, true);
       return;
     }
     TableEvaluator.Evaluation evaluation;
@@ -233,6 +254,25 @@ public final class TableWatcher implements Managed {
     store.save(runtime);
     tables.put(qualified, runtime);
     evaluations(evaluation.needsPlan() ? "needs_plan" : "no_plan").increment();
+    listener.evaluated(runtime, false);
+  }
+
+  /**
+   * Whether every snapshot after {@code known} up to the current one was committed by Firn (its
+   * summary carries {@code firn.process-id}).
+   */
+  static boolean ownCommitsOnly(Table table, long known) {
+    Snapshot snapshot = table.currentSnapshot();
+    for (int depth = 0; snapshot != null && depth < OWN_COMMIT_DEPTH; depth++) {
+      if (snapshot.snapshotId() == known) {
+        return depth > 0;
+      }
+      if (snapshot.summary() == null || !snapshot.summary().containsKey(PROCESS_ID)) {
+        return false;
+      }
+      snapshot = snapshot.parentId() == null ? null : table.snapshot(snapshot.parentId());
+    }
+    return false;
   }
 
   private Counter evaluations(String result) {
@@ -263,15 +303,5 @@ public final class TableWatcher implements Managed {
 
   private static String qualified(TableRuntime runtime) {
     return runtime.qualifiedName();
-  }
-
-  private static void closeQuietly(Catalog catalog) {
-    if (catalog instanceof AutoCloseable closeable) {
-      try {
-        closeable.close();
-      } catch (Exception e) {
-        LOG.debug("closing a failed catalog", e);
-      }
-    }
   }
 }

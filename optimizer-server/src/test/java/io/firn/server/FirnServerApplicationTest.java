@@ -217,6 +217,8 @@ class FirnServerApplicationTest {
           url: "jdbc:h2:file:%s"
         watch:
           interval: 200ms
+        optimizing:
+          enabled: false
         server:
           applicationConnectors:
             - type: http

@@ -82,7 +82,7 @@ class TableWatcherTest {
   private static TableWatcher watcher(
       CatalogSettings settings, StateStore store, Clock clock, MeterRegistry registry) {
     return new TableWatcher(
-        List.of(settings),
+        new ServerCatalogs(List.of(settings)),
         new TablePatterns(List.of("*"), List.of()),
         store,
         Duration.ofMinutes(1),

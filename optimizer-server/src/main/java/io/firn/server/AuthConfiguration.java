@@ -1,0 +1,33 @@
+package io.firn.server;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/**
+ * {@code auth:} bearer tokens. Workers send {@code workerToken} on every protocol call; trigger,
+ * cancel, pause and resume need {@code adminToken}. A token that is not set disables the endpoints
+ * it guards (they answer 403 saying which key to set); read-only endpoints are open.
+ */
+public class AuthConfiguration {
+  private String workerToken;
+  private String adminToken;
+
+  @JsonProperty
+  public String getWorkerToken() {
+    return workerToken;
+  }
+
+  @JsonProperty
+  public void setWorkerToken(String workerToken) {
+    this.workerToken = workerToken;
+  }
+
+  @JsonProperty
+  public String getAdminToken() {
+    return adminToken;
+  }
+
+  @JsonProperty
+  public void setAdminToken(String adminToken) {
+    this.adminToken = adminToken;
+  }
+}

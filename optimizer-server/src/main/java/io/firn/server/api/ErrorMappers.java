@@ -1,0 +1,72 @@
+package io.firn.server.api;
+
+import io.dropwizard.jersey.errors.ErrorMessage;
+import io.firn.core.protocol.ProtocolException;
+import io.firn.core.protocol.UnknownWorkerException;
+import io.firn.server.optimizing.UnknownTableException;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import java.util.List;
+
+/** Maps the server's exceptions to JSON errors with the exception's message. */
+public final class ErrorMappers {
+  private ErrorMappers() {}
+
+  /** All mappers, to register with Jersey. */
+  public static List<Object> all() {
+    return List.of(
+        new UnknownWorker(),
+        new Protocol(),
+        new UnknownTable(),
+        new IllegalState(),
+        new IllegalArgument());
+  }
+
+  static Response json(int status, String message) {
+    return Response.status(status)
+        .type(MediaType.APPLICATION_JSON_TYPE)
+        .entity(new ErrorMessage(status, message))
+        .build();
+  }
+
+  /** 410: the worker must register again. */
+  public static final class UnknownWorker implements ExceptionMapper<UnknownWorkerException> {
+    @Override
+    public Response toResponse(UnknownWorkerException e) {
+      return json(410, e.getMessage());
+    }
+  }
+
+  /** 400: a protocol message the server cannot accept. */
+  public static final class Protocol implements ExceptionMapper<ProtocolException> {
+    @Override
+    public Response toResponse(ProtocolException e) {
+      return json(400, e.getMessage());
+    }
+  }
+
+  /** 404: no such table. */
+  public static final class UnknownTable implements ExceptionMapper<UnknownTableException> {
+    @Override
+    public Response toResponse(UnknownTableException e) {
+      return json(404, e.getMessage());
+    }
+  }
+
+  /** 409: the request does not fit the table's current state. */
+  public static final class IllegalState implements ExceptionMapper<IllegalStateException> {
+    @Override
+    public Response toResponse(IllegalStateException e) {
+      return json(409, e.getMessage());
+    }
+  }
+
+  /** 400: a bad parameter. */
+  public static final class IllegalArgument implements ExceptionMapper<IllegalArgumentException> {
+    @Override
+    public Response toResponse(IllegalArgumentException e) {
+      return json(400, e.getMessage());
+    }
+  }
+}

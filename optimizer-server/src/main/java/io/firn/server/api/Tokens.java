@@ -1,0 +1,63 @@
+package io.firn.server.api;
+
+import io.dropwizard.jersey.errors.ErrorMessage;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+
+/** Bearer-token checks for worker and admin endpoints (config {@code auth:}). */
+public final class Tokens {
+  private final String workerToken;
+  private final String adminToken;
+
+  public Tokens(String workerToken, String adminToken) {
+    this.workerToken = blankToNull(workerToken);
+    this.adminToken = blankToNull(adminToken);
+  }
+
+  /**
+   * @throws WebApplicationException 401 or 403 with a JSON message
+   */
+  public void requireWorker(String authorization) {
+    require(workerToken, authorization, "auth.workerToken", "worker");
+  }
+
+  /**
+   * @throws WebApplicationException 401 or 403 with a JSON message
+   */
+  public void requireAdmin(String authorization) {
+    require(adminToken, authorization, "auth.adminToken", "admin");
+  }
+
+  private static void require(String expected, String authorization, String key, String role) {
+    if (expected == null) {
+      throw error(
+          Response.Status.FORBIDDEN,
+          role + " endpoints are disabled: set " + key + " in the server configuration");
+    }
+    if (authorization == null || !authorization.startsWith("Bearer ")) {
+      throw error(
+          Response.Status.UNAUTHORIZED,
+          role + " endpoints need the header 'Authorization: Bearer <" + key + ">'");
+    }
+    byte[] given = authorization.substring("Bearer ".length()).getBytes(StandardCharsets.UTF_8);
+    if (!MessageDigest.isEqual(given, expected.getBytes(StandardCharsets.UTF_8))) {
+      throw error(Response.Status.UNAUTHORIZED, "the " + role + " token is not valid");
+    }
+  }
+
+  static WebApplicationException error(Response.Status status, String message) {
+    return new WebApplicationException(
+        message,
+        Response.status(status)
+            .type(MediaType.APPLICATION_JSON_TYPE)
+            .entity(new ErrorMessage(status.getStatusCode(), message))
+            .build());
+  }
+
+  private static String blankToNull(String token) {
+    return token == null || token.isBlank() ? null : token;
+  }
+}

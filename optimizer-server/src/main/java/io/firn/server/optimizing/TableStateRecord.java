@@ -1,0 +1,31 @@
+package io.firn.server.optimizing;
+
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The optimizing state of one table, as stored (next to the watcher's evaluation).
+ *
+ * @param status idle, pending, planning, optimizing, committing or parked
+ * @param since when the table entered that status
+ * @param paused paused by an operator: never planned until resumed
+ * @param parkedReason why it is parked; null when not
+ * @param parkedUntil when a parked table is tried again; null when not parked
+ * @param failures consecutive processes that failed
+ * @param lastProcessId the last process, null before the first
+ */
+public record TableStateRecord(
+    String catalog,
+    String namespace,
+    String table,
+    @Nullable Long snapshotId,
+    boolean needsPlan,
+    String reason,
+    Instant evaluatedAt,
+    String status,
+    Instant since,
+    boolean paused,
+    @Nullable String parkedReason,
+    @Nullable Instant parkedUntil,
+    int failures,
+    @Nullable String lastProcessId) {}

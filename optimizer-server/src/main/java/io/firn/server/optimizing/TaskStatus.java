@@ -1,0 +1,23 @@
+package io.firn.server.optimizing;
+
+import java.util.Locale;
+
+/** How a rewrite task stands; labels are the lower-case names. */
+public enum TaskStatus {
+  /** Waiting for a worker (possibly backing off after a failed attempt). */
+  PENDING,
+  /** Leased to a worker; the lease expires without heartbeats. */
+  LEASED,
+  /** Handed in; waiting for the other tasks of its partition, then committed. */
+  SUCCEEDED,
+  /** Part of a committed group. */
+  COMMITTED,
+  /** Gave up after its attempts, or its group's commit failed. */
+  FAILED,
+  /** Dropped: process cancelled, or another task of its partition failed. */
+  CANCELLED;
+
+  public String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}
