@@ -22,11 +22,11 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *   <li>{@code d} deletes the key of {@code before}.
  * </ul>
  *
- * <p>The table is the routing field of the row image ({@code after}, or {@code before} for a
- * delete) when the image has it, else the envelope's {@code source.table}. A tombstone (a null
- * event or null payload, which Debezium sends after a delete for log compaction) routes nowhere.
- * The {@code schema} part of the envelope is ignored: columns are inferred from the JSON values
- * like plain JSON events (see {@link TableRows}).
+ * <p>The table is the fixed table when one is configured, else the routing field of the row image
+ * ({@code after}, or {@code before} for a delete) when the image has it, else the envelope's {@code
+ * source.table}. A tombstone (a null event or null payload, which Debezium sends after a delete for
+ * log compaction) routes nowhere. The {@code schema} part of the envelope is ignored: columns are
+ * inferred from the JSON values like plain JSON events (see {@link TableRows}).
  */
 public final class DebeziumEventRouter implements EventRouter {
 
@@ -119,6 +119,10 @@ public final class DebeziumEventRouter implements EventRouter {
     if (target.problem() != null) {
       return List.of(target.problem());
     }
+    Routing.Rejected badKey = rows.checkKey(target.table(), after, " of 'after'");
+    if (badKey != null) {
+      return List.of(badKey);
+    }
     return List.of(rows.upsert(target.table(), after));
   }
 
@@ -132,11 +136,15 @@ public final class DebeziumEventRouter implements EventRouter {
     if (target.problem() != null) {
       return List.of(target.problem());
     }
+    Routing.Rejected badKey = rows.checkKey(target.table(), after, " of 'after'");
+    if (badKey != null) {
+      return List.of(badKey);
+    }
     JsonNode before = event.get("before");
     if (before != null
         && before.isObject()
-        && rows.checkKey(before, " of 'before'") == null
-        && !rows.sameKey(before, after)) {
+        && rows.checkKey(target.table(), before, " of 'before'") == null
+        && !rows.sameKey(target.table(), before, after)) {
       Routing delete = rows.delete(target.table(), before);
       if (delete instanceof Routing.Rejected) {
         return List.of(delete);
@@ -156,10 +164,14 @@ public final class DebeziumEventRouter implements EventRouter {
     if (target.problem() != null) {
       return List.of(target.problem());
     }
+    Routing.Rejected badKey = rows.checkKey(target.table(), before, " of 'before'");
+    if (badKey != null) {
+      return List.of(badKey);
+    }
     return List.of(rows.delete(target.table(), before));
   }
 
-  /** The image's problem (absent, not an object, no usable key), or null. */
+  /** The image's problem (absent or not an object), or null. */
   private Routing.Rejected checkImage(JsonNode image, String name, String op) {
     if (image == null || !image.isObject()) {
       return new Routing.Rejected(
@@ -173,13 +185,16 @@ public final class DebeziumEventRouter implements EventRouter {
                   ? "absent"
                   : image.getNodeType().toString().toLowerCase(Locale.ROOT)));
     }
-    return rows.checkKey(image, " of '" + name + "'");
+    return null;
   }
 
   /** The routed table's name, or why there is none. */
   private record Target(String table, Routing.Rejected problem) {}
 
   private Target target(JsonNode image, JsonNode event) {
+    if (settings.fixedTable() != null) {
+      return new Target(settings.fixedTable(), null);
+    }
     String origin;
     JsonNode name = image.get(settings.routingField());
     if (name != null && name.isTextual()) {

@@ -1,6 +1,8 @@
 package io.firn.ingest;
 
 import io.firn.core.catalog.CatalogSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -42,7 +44,7 @@ public final class IngestJob {
     return DynamicIcebergSink.forInput(marked)
         .generator(new IngestRecordGenerator(settings, catalogLoader))
         .catalogLoader(catalogLoader)
-        .tableCreator(new VersionTwoTableCreator(tableProperties))
+        .tableCreator(new VersionTwoTableCreator(tableProperties, settings))
         .writeParallelism(settings.writeParallelism())
         // With the default (false) a record that needs a table creation or schema change takes a
         // side path through the table-update operator, while later records of the same key take
@@ -114,20 +116,47 @@ public final class IngestJob {
   }
 
   /**
-   * {@code IngestJob <catalog-uri> <warehouse> [namespace] [events]}: runs the built-in generator
-   * into the catalog (a MiniCluster locally, the cluster under {@code flink run}).
+   * Builds the whole job from its configuration: the source, checkpointing and the sink.
+   *
+   * @return the sink, for tests that need the job graph
+   */
+  public static DataStreamSink<?> build(StreamExecutionEnvironment env, IngestConfig config) {
+    env.enableCheckpointing(config.checkpointInterval().toMillis());
+    DataStream<IngestEvent> events;
+    if (config.source() instanceof IngestConfig.KafkaSource kafka) {
+      events = kafkaEvents(env, kafka.kafka());
+    } else if (config.source() instanceof IngestConfig.GeneratorSource generator) {
+      events = sampleEvents(env, generator.events(), generator.perSecond());
+    } else {
+      throw new IllegalStateException("unknown source " + config.source());
+    }
+    return addSink(events, catalogLoader(config.catalog()), config.settings(), Map.of());
+  }
+
+  /**
+   * {@code IngestJob [--config FILE]}: runs the configured job (a MiniCluster locally, the cluster
+   * under {@code flink run}). Without a file: the built-in generator into an SQLite JDBC catalog in
+   * {@code firn-data/} (see {@link IngestConfig#embedded()}).
    */
   public static void main(String[] args) throws Exception {
-    if (args.length < 2) {
-      throw new IllegalArgumentException(
-          "usage: IngestJob <catalog-uri> <warehouse> [namespace] [events]");
+    IngestConfig config = config(args);
+    if (config.catalog().equals(IngestConfig.embeddedCatalog())) {
+      Files.createDirectories(IngestConfig.EMBEDDED_DIRECTORY);
     }
-    CatalogSettings catalog = new CatalogSettings("firn", null, args[0], args[1], Map.of());
-    IngestSettings settings = IngestSettings.defaults(args.length > 2 ? args[2] : "events");
-    long count = args.length > 3 ? Long.parseLong(args[3]) : 1_000;
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.enableCheckpointing(1_000);
-    addSink(sampleEvents(env, count, 100), catalogLoader(catalog), settings, Map.of());
+    build(env, config);
     env.execute("firn-ingest");
+  }
+
+  /** The configuration named by the command line ({@code [--config FILE]}). */
+  static IngestConfig config(String[] args) {
+    if (args.length == 0) {
+      return IngestConfig.embedded();
+    }
+    if (args.length == 2 && args[0].equals("--config")) {
+      return IngestConfigParser.parse(Path.of(args[1]));
+    }
+    throw new IllegalArgumentException(
+        "usage: IngestJob [--config FILE] (got: " + String.join(" ", args) + ")");
   }
 }

@@ -54,6 +54,7 @@ public final class IngestRecordGenerator implements DynamicRecordGenerator<Inges
   private transient Clock clock;
   private transient Map<TableIdentifier, Schema> lastSchemas;
   private transient Map<TableIdentifier, Map<List<Object>, RowData>> rowsSinceBoundary;
+  private transient Map<String, Boolean> upsertByTable;
 
   public IngestRecordGenerator(IngestSettings settings, CatalogLoader catalogLoader) {
     this.settings = settings;
@@ -69,6 +70,7 @@ public final class IngestRecordGenerator implements DynamicRecordGenerator<Inges
     this.clock = Clock.systemUTC();
     this.lastSchemas = new HashMap<>();
     this.rowsSinceBoundary = new HashMap<>();
+    this.upsertByTable = new HashMap<>();
   }
 
   private static Optional<Schema> currentSchema(Catalog catalog, TableIdentifier table) {
@@ -103,6 +105,11 @@ public final class IngestRecordGenerator implements DynamicRecordGenerator<Inges
   }
 
   private void write(Routing.Routed routed, Collector<DynamicRecord> out) {
+    if (!upsert(routed)) {
+      // Appends keep every row: nothing to deduplicate when the schema widens mid-checkpoint.
+      out.collect(upsert(routed.table(), routed.schema(), routed.row(), routed));
+      return;
+    }
     Map<List<Object>, RowData> rows =
         rowsSinceBoundary.computeIfAbsent(routed.table(), t -> new LinkedHashMap<>());
     Schema previous = lastSchemas.put(routed.table(), routed.schema());
@@ -140,9 +147,14 @@ public final class IngestRecordGenerator implements DynamicRecordGenerator<Inges
             PartitionSpec.unpartitioned(),
             DistributionMode.HASH,
             settings.writeParallelism());
-    record.setUpsertMode(true);
+    record.setUpsertMode(upsert(routed));
     record.setEqualityFields(routed.keyFields());
     return record;
+  }
+
+  private boolean upsert(Routing.Routed routed) {
+    return upsertByTable.computeIfAbsent(
+        routed.table().name(), name -> settings.table(name).upsert());
   }
 
   private static List<Object> keyValues(Routing.Routed routed) {

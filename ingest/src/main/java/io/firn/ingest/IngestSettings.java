@@ -9,12 +9,14 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * How events are routed.
+ * How events are routed and written.
  *
  * @param namespace the Iceberg namespace every routed table and the dead-letter table live in
- * @param routingField the JSON field whose string value names the table (default {@code
- *     event_type})
- * @param keyFields the primary-key fields; they become the tables' identifier and equality fields
+ * @param routingField the field whose string value names the table (default {@code event_type});
+ *     unused when {@code fixedTable} is set
+ * @param fixedTable the one table every event goes to, or null to route by {@code routingField}
+ * @param tables per-table settings, the first matching rule wins; {@link TableRule#DEFAULT} for
+ *     tables no rule matches
  * @param deadLetterTable the dead-letter table's name inside {@code namespace}
  * @param writeParallelism writers per table ({@link Integer#MAX_VALUE}: all the sink has)
  * @param format how payloads are read (plain JSON or Debezium-style CDC)
@@ -22,7 +24,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
 public record IngestSettings(
     String namespace,
     String routingField,
-    List<String> keyFields,
+    String fixedTable,
+    List<TableRule> tables,
     String deadLetterTable,
     int writeParallelism,
     EventFormat format)
@@ -34,17 +37,23 @@ public record IngestSettings(
   public static final Pattern TABLE_NAME = Pattern.compile("[a-z][a-z0-9_]{0,127}");
 
   public IngestSettings {
-    keyFields = List.copyOf(keyFields);
+    tables = List.copyOf(tables);
     if (namespace == null || namespace.isBlank()) {
       throw new IllegalArgumentException("ingest namespace must be set (e.g. 'events')");
     }
-    if (routingField == null || routingField.isBlank()) {
+    if (fixedTable == null && (routingField == null || routingField.isBlank())) {
       throw new IllegalArgumentException("ingest routing field must be set (e.g. 'event_type')");
     }
-    if (keyFields.isEmpty()) {
-      throw new IllegalArgumentException("ingest key fields must name at least one field");
+    if (fixedTable != null
+        && (!TABLE_NAME.matcher(fixedTable).matches() || fixedTable.equals(deadLetterTable))) {
+      throw new IllegalArgumentException(
+          "fixed table '"
+              + fixedTable
+              + "' must match "
+              + TABLE_NAME.pattern()
+              + " and not be the dead-letter table");
     }
-    if (!TABLE_NAME.matcher(deadLetterTable).matches()) {
+    if (deadLetterTable == null || !TABLE_NAME.matcher(deadLetterTable).matches()) {
       throw new IllegalArgumentException(
           "dead-letter table '" + deadLetterTable + "' must match " + TABLE_NAME.pattern());
     }
@@ -58,18 +67,28 @@ public record IngestSettings(
   }
 
   /**
-   * Defaults: routing field {@code event_type}, key {@code id}, table {@code dead_letters}, JSON
-   * events, two writers per table.
+   * Defaults: routing field {@code event_type}, key {@code id} and upserts for every table, table
+   * {@code dead_letters}, JSON events, two writers per table.
    */
   public static IngestSettings defaults(String namespace) {
     return new IngestSettings(
-        namespace, "event_type", List.of("id"), "dead_letters", 2, EventFormat.JSON);
+        namespace, "event_type", null, List.of(), "dead_letters", 2, EventFormat.JSON);
   }
 
   /** These settings with another event format. */
   public IngestSettings withFormat(EventFormat newFormat) {
     return new IngestSettings(
-        namespace, routingField, keyFields, deadLetterTable, writeParallelism, newFormat);
+        namespace, routingField, fixedTable, tables, deadLetterTable, writeParallelism, newFormat);
+  }
+
+  /** The settings of the table named {@code table}: the first matching rule, else the default. */
+  public TableRule table(String table) {
+    for (TableRule rule : tables) {
+      if (rule.matches(table)) {
+        return rule;
+      }
+    }
+    return TableRule.DEFAULT;
   }
 
   /** The router for {@link #format()}. */

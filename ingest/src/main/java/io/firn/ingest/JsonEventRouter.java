@@ -47,22 +47,25 @@ public final class JsonEventRouter implements EventRouter {
           DeadLetterReason.NOT_AN_OBJECT,
           "expected a JSON object, got " + (event == null ? "nothing" : event.getNodeType()));
     }
-    JsonNode routing = event.get(settings.routingField());
-    if (routing == null || !routing.isTextual()) {
-      return new Routing.Rejected(
-          DeadLetterReason.MISSING_ROUTING_FIELD,
-          "routing field '"
-              + settings.routingField()
-              + "' is "
-              + (routing == null ? "absent" : routing.getNodeType() + ", not a string"));
+    String tableName = settings.fixedTable();
+    if (tableName == null) {
+      JsonNode routing = event.get(settings.routingField());
+      if (routing == null || !routing.isTextual()) {
+        return new Routing.Rejected(
+            DeadLetterReason.MISSING_ROUTING_FIELD,
+            "routing field '"
+                + settings.routingField()
+                + "' is "
+                + (routing == null ? "absent" : routing.getNodeType() + ", not a string"));
+      }
+      tableName = routing.asText();
+      Routing.Rejected badName =
+          rows.checkTableName(tableName, "routing field '" + settings.routingField() + "'");
+      if (badName != null) {
+        return badName;
+      }
     }
-    String tableName = routing.asText();
-    Routing.Rejected badName =
-        rows.checkTableName(tableName, "routing field '" + settings.routingField() + "'");
-    if (badName != null) {
-      return badName;
-    }
-    Routing.Rejected badKey = rows.checkKey(event, "");
+    Routing.Rejected badKey = rows.checkKey(tableName, event, "");
     if (badKey != null) {
       return badKey;
     }

@@ -70,8 +70,8 @@ final class TableRows {
   }
 
   /** The key fields' problem in {@code image}, or null when every key field is usable. */
-  Routing.Rejected checkKey(JsonNode image, String where) {
-    for (String key : settings.keyFields()) {
+  Routing.Rejected checkKey(String table, JsonNode image, String where) {
+    for (String key : keys(table)) {
       JsonNode value = image.get(key);
       if (value == null || value.isNull()) {
         return new Routing.Rejected(
@@ -88,8 +88,8 @@ final class TableRows {
   }
 
   /** Whether the key fields of two (checked) images are equal. */
-  boolean sameKey(JsonNode left, JsonNode right) {
-    for (String key : settings.keyFields()) {
+  boolean sameKey(String table, JsonNode left, JsonNode right) {
+    for (String key : keys(table)) {
       if (!left.get(key).equals(right.get(key))) {
         return false;
       }
@@ -102,7 +102,7 @@ final class TableRows {
     TableIdentifier table = identifier(name);
     Schema schema = schemas.get(table);
     if (schema == null) {
-      schema = schemaLoader.apply(table).orElseGet(() -> newTableSchema(image));
+      schema = schemaLoader.apply(table).orElseGet(() -> newTableSchema(name, image));
     } else if (hasNewFields(schema, image)) {
       // Another subtask may have added the column already: take the catalog's type for it.
       Schema cached = schema;
@@ -111,6 +111,10 @@ final class TableRows {
     schema = widen(schema, image);
     schemas.put(table, schema);
     return toRow(table, schema, image);
+  }
+
+  private List<String> keys(String table) {
+    return settings.table(table).primaryKey();
   }
 
   /**
@@ -122,12 +126,12 @@ final class TableRows {
     TableIdentifier table = identifier(name);
     Schema schema = schemas.get(table);
     if (schema == null) {
-      schema = schemaLoader.apply(table).orElseGet(() -> newTableSchema(image));
+      schema = schemaLoader.apply(table).orElseGet(() -> newTableSchema(name, image));
       schemas.put(table, schema);
     }
     GenericRowData row = new GenericRowData(RowKind.DELETE, schema.columns().size());
     List<Types.NestedField> columns = schema.columns();
-    for (String key : settings.keyFields()) {
+    for (String key : keys(name)) {
       for (int i = 0; i < columns.size(); i++) {
         Types.NestedField column = columns.get(i);
         if (column.name().equals(key)) {
@@ -140,7 +144,7 @@ final class TableRows {
         }
       }
     }
-    return new Routing.Routed(table, schema, row, new LinkedHashSet<>(settings.keyFields()), true);
+    return new Routing.Routed(table, schema, row, new LinkedHashSet<>(keys(name)), true);
   }
 
   private TableIdentifier identifier(String name) {
@@ -157,11 +161,11 @@ final class TableRows {
     return false;
   }
 
-  private Schema newTableSchema(JsonNode image) {
+  private Schema newTableSchema(String name, JsonNode image) {
     List<Types.NestedField> columns = new ArrayList<>();
     Set<Integer> identifiers = new HashSet<>();
     int id = 0;
-    for (String key : settings.keyFields()) {
+    for (String key : keys(name)) {
       id++;
       columns.add(Types.NestedField.required(id, key, infer(image.get(key))));
       identifiers.add(id);
@@ -234,7 +238,7 @@ final class TableRows {
       }
       row.setField(i, converted);
     }
-    return new Routing.Routed(table, schema, row, new LinkedHashSet<>(settings.keyFields()), false);
+    return new Routing.Routed(table, schema, row, new LinkedHashSet<>(keys(table.name())), false);
   }
 
   private static Routing.Rejected incompatible(

@@ -21,9 +21,20 @@ public final class VersionTwoTableCreator implements TableCreator {
   private static final long serialVersionUID = 1L;
 
   private final Map<String, String> properties;
+  private final IngestSettings settings;
 
-  /** {@code properties} may not override {@code format-version}. */
+  /** Tables with {@code properties} only (no per-table rules). */
   public VersionTwoTableCreator(Map<String, String> properties) {
+    this(properties, IngestSettings.defaults("unused"));
+  }
+
+  /**
+   * {@code properties} may not override {@code format-version}; a table's {@link
+   * TableRule#targetFileSize()} from {@code settings} becomes its {@code
+   * write.target-file-size-bytes}.
+   */
+  public VersionTwoTableCreator(Map<String, String> properties, IngestSettings settings) {
+    this.settings = settings;
     if (properties.containsKey(TableProperties.FORMAT_VERSION)
         && !"2".equals(properties.get(TableProperties.FORMAT_VERSION))) {
       throw new IllegalArgumentException(
@@ -47,11 +58,17 @@ public final class VersionTwoTableCreator implements TableCreator {
         // created concurrently by another subtask: fine
       }
     }
+    Map<String, String> tableProperties = new LinkedHashMap<>(properties);
+    Long targetFileSize = settings.table(identifier.name()).targetFileSize();
+    if (targetFileSize != null) {
+      tableProperties.put(
+          TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSize));
+    }
     try {
       return catalog
           .buildTable(identifier, schema)
           .withPartitionSpec(spec)
-          .withProperties(properties)
+          .withProperties(tableProperties)
           .create();
     } catch (AlreadyExistsException e) {
       return catalog.loadTable(identifier);

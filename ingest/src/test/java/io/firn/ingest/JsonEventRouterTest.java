@@ -96,6 +96,32 @@ class JsonEventRouterTest {
                 DeadLetterReason.MISSING_ROUTING_FIELD, "routing field 'event_type' is absent"));
   }
 
+  @Test
+  void perTableRulesGiveTheKeyAndAFixedTableTakesEveryEvent() {
+    IngestSettings settings =
+        new IngestSettings(
+            "events",
+            "event_type",
+            "everything",
+            List.of(
+                new TableRule("every*", List.of("tenant", "seq"), List.of(), null, true),
+                TableRule.DEFAULT),
+            "dead_letters",
+            1,
+            EventFormat.JSON);
+    EventRouter fixed = settings.router(id -> Optional.empty());
+
+    Routing.Routed routed =
+        (Routing.Routed) fixed.route("{\"tenant\":\"t1\",\"seq\":5,\"v\":1}").get(0);
+
+    assertThat(routed.table()).isEqualTo(TableIdentifier.of("events", "everything"));
+    assertThat(routed.keyFields()).containsExactly("tenant", "seq");
+    assertThat(routed.schema().identifierFieldNames()).containsExactlyInAnyOrder("tenant", "seq");
+    assertThat(fixed.route("{\"tenant\":\"t1\",\"id\":5}"))
+        .containsExactly(
+            new Routing.Rejected(DeadLetterReason.MISSING_KEY, "key field 'seq' is absent"));
+  }
+
   private Routing single(String json) {
     List<Routing> routings = router.route(json);
     assertThat(routings).hasSize(1);

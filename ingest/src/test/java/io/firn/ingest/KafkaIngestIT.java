@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.firn.core.catalog.CatalogSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,30 +91,27 @@ class KafkaIngestIT {
     }
     List<String> good = new ArrayList<>();
     List<Tuple> bad = new ArrayList<>();
-    CatalogLoader loader =
-        IngestJob.catalogLoader(
-            new CatalogSettings(
-                "firn",
-                "jdbc",
-                "jdbc:sqlite:" + dir.resolve("catalog.db"),
-                dir.resolve("warehouse").toString(),
-                Map.of()));
+    // The job as `IngestJob --config FILE` builds it.
+    IngestConfig config =
+        IngestConfigParser.parse(
+            String.join(
+                "\n",
+                "source:",
+                "  type: kafka",
+                "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
+                "  topics: " + TOPIC,
+                "  group-id: firn-ingest-it",
+                "  starting-offsets: earliest",
+                "catalog:",
+                "  uri: 'jdbc:sqlite:" + dir.resolve("catalog.db") + "'",
+                "  warehouse: '" + dir.resolve("warehouse") + "'",
+                "checkpoint-interval: 300ms",
+                ""),
+            "kafka-it.yaml");
+    CatalogLoader loader = IngestJob.catalogLoader(config.catalog());
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
-    env.enableCheckpointing(300);
-    IngestJob.addSink(
-        IngestJob.kafkaEvents(
-            env,
-            new KafkaSettings(
-                kafka.bootstrapServers(),
-                List.of(TOPIC),
-                "firn-ingest-it",
-                KafkaSettings.StartingOffsets.EARLIEST,
-                Map.of(),
-                1)),
-        loader,
-        IngestSettings.defaults("events"),
-        Map.of());
+    IngestJob.build(env, config);
 
     try (KafkaProducer<String, String> producer = producer()) {
       // Half before the job starts (read as a backlog), half while it runs.

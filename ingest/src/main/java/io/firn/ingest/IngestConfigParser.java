@@ -1,0 +1,441 @@
+package io.firn.ingest;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.firn.core.catalog.CatalogConnectionException;
+import io.firn.core.catalog.CatalogSettings;
+import io.firn.core.policy.Durations;
+import io.firn.core.policy.Sizes;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the ingest job's YAML file. Every key is optional; unknown and duplicate keys are errors.
+ *
+ * <pre>
+ * source:                       # default: the generator
+ *   type: kafka                 # generator | kafka
+ *   events: 1000                #   generator: how many events (default 1000)
+ *   rate: 100                   #   generator: events per second (default 100)
+ *   bootstrap-servers: host:9092  # kafka: required
+ *   topics: [events]            #   kafka: required, a list or one name
+ *   group-id: firn-ingest       #   kafka (default firn-ingest)
+ *   starting-offsets: earliest  #   kafka: earliest | latest | committed (default committed)
+ *   parallelism: 1              #   kafka: source readers (default 1, see ADR 0008)
+ *   properties: {}              #   kafka: further consumer properties
+ * format: json                  # json | debezium
+ * catalog:                      # default: SQLite file firn-data/catalog.db, warehouse firn-data/warehouse
+ *   name: firn
+ *   type: jdbc                  # jdbc | hadoop | rest; inferred from uri when absent
+ *   uri: jdbc:postgresql://db/iceberg
+ *   warehouse: s3://bucket/warehouse
+ *   properties: {}
+ * namespace: events
+ * routing:
+ *   field: event_type           # the field naming the table (default event_type)
+ *   table: all_events           # or: every event into this one table
+ * tables:                       # first matching rule wins; others: key id, upsert
+ *   - match: "order_*"          # glob on the table name: * any characters, ? one
+ *     primary-key: [id]
+ *     partition-candidates: [region]
+ *     target-file-size: 128MiB
+ *     upsert: true              # false: append (json only)
+ * checkpoint-interval: 10s
+ * dead-letter-table: dead_letters
+ * write-parallelism: 2
+ * </pre>
+ *
+ * <p>Messages read {@code FILE: KEY = 'VALUE': RULE} or {@code FILE: unknown key 'KEY' (allowed:
+ * ...)}. Stateless and thread-safe.
+ */
+public final class IngestConfigParser {
+  private static final ObjectMapper YAML =
+      new ObjectMapper(new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
+
+  private static final List<String> ROOT_KEYS =
+      List.of(
+          "source",
+          "format",
+          "catalog",
+          "namespace",
+          "routing",
+          "tables",
+          "checkpoint-interval",
+          "dead-letter-table",
+          "write-parallelism");
+  private static final List<String> GENERATOR_KEYS = List.of("type", "events", "rate");
+  private static final List<String> KAFKA_KEYS =
+      List.of(
+          "type",
+          "bootstrap-servers",
+          "topics",
+          "group-id",
+          "starting-offsets",
+          "parallelism",
+          "properties");
+  private static final List<String> CATALOG_KEYS =
+      List.of("name", "type", "uri", "warehouse", "properties");
+  private static final List<String> ROUTING_KEYS = List.of("field", "table");
+  private static final List<String> TABLE_KEYS =
+      List.of("match", "primary-key", "partition-candidates", "target-file-size", "upsert");
+
+  private IngestConfigParser() {}
+
+  /**
+   * @throws InvalidIngestConfigException when the file cannot be read or is invalid
+   */
+  public static IngestConfig parse(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      throw new InvalidIngestConfigException(file + ": cannot read the file: " + e, e);
+    }
+    return parse(text, file.toString());
+  }
+
+  /**
+   * @param origin the file name for messages
+   * @throws InvalidIngestConfigException when the text is invalid
+   */
+  public static IngestConfig parse(String text, String origin) {
+    JsonNode root;
+    try {
+      root = YAML.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw new InvalidIngestConfigException(
+          origin + ": not valid YAML: " + e.getOriginalMessage(), e);
+    }
+    return new Reader(origin).config(root);
+  }
+
+  /** One parse: carries the origin for messages. */
+  private static final class Reader {
+    private final String origin;
+
+    Reader(String origin) {
+      this.origin = origin;
+    }
+
+    IngestConfig config(JsonNode root) {
+      if (root == null || root.isNull() || root.isMissingNode()) {
+        return IngestConfig.embedded();
+      }
+      object(root, "", ROOT_KEYS);
+      EventFormat format = format(root.get("format"));
+      IngestConfig.Source source = source(root.get("source"));
+      CatalogSettings catalog = catalog(root.get("catalog"));
+      String namespace = text(root, "namespace", "events");
+      JsonNode routing = root.get("routing");
+      String routingField = "event_type";
+      String fixedTable = null;
+      if (routing != null && !routing.isNull()) {
+        object(routing, "routing", ROUTING_KEYS);
+        if (routing.has("field") && routing.has("table")) {
+          throw error("routing: set either field or table, not both");
+        }
+        routingField = text(routing, "routing.field", "event_type");
+        fixedTable = text(routing, "routing.table", null);
+      }
+      List<TableRule> tables = tables(root.get("tables"), format);
+      Duration checkpoint = duration(root, "checkpoint-interval", Duration.ofSeconds(10));
+      String deadLetters = text(root, "dead-letter-table", "dead_letters");
+      int writeParallelism = (int) integer(root, "write-parallelism", 2, 1, 1024);
+      if (!IngestSettings.TABLE_NAME.matcher(deadLetters).matches()) {
+        throw value(
+            "dead-letter-table",
+            deadLetters,
+            "must be a table name matching " + IngestSettings.TABLE_NAME.pattern());
+      }
+      if (fixedTable != null
+          && (!IngestSettings.TABLE_NAME.matcher(fixedTable).matches()
+              || fixedTable.equals(deadLetters))) {
+        throw value(
+            "routing.table",
+            fixedTable,
+            "must be a table name matching "
+                + IngestSettings.TABLE_NAME.pattern()
+                + " other than the dead-letter table");
+      }
+      IngestSettings settings =
+          new IngestSettings(
+              namespace, routingField, fixedTable, tables, deadLetters, writeParallelism, format);
+      return new IngestConfig(source, catalog, settings, checkpoint);
+    }
+
+    private EventFormat format(JsonNode node) {
+      if (node == null || node.isNull()) {
+        return EventFormat.JSON;
+      }
+      for (EventFormat format : EventFormat.values()) {
+        if (format.configName().equals(node.asText())) {
+          return format;
+        }
+      }
+      throw value("format", node.asText(), "must be one of json, debezium");
+    }
+
+    private IngestConfig.Source source(JsonNode node) {
+      if (node == null || node.isNull()) {
+        return IngestConfig.embedded().source();
+      }
+      if (!node.isObject()) {
+        throw value("source", node.toString(), "must be a mapping");
+      }
+      String type = text(node, "source.type", "generator");
+      switch (type) {
+        case "generator" -> {
+          object(node, "source", GENERATOR_KEYS, "a generator source");
+          return new IngestConfig.GeneratorSource(
+              integer(node, "source.events", 1_000, 1, Long.MAX_VALUE),
+              positive(node, "source.rate", 100));
+        }
+        case "kafka" -> {
+          object(node, "source", KAFKA_KEYS, "a kafka source");
+          String servers = text(node, "source.bootstrap-servers", null);
+          if (servers == null) {
+            throw error("source.bootstrap-servers: required for a kafka source (host:port)");
+          }
+          List<String> topics = names(node.get("topics"), "source.topics");
+          if (topics.isEmpty()) {
+            throw error("source.topics: required for a kafka source (a topic or a list)");
+          }
+          return new IngestConfig.KafkaSource(
+              new KafkaSettings(
+                  servers,
+                  topics,
+                  text(node, "source.group-id", "firn-ingest"),
+                  startingOffsets(node.get("starting-offsets")),
+                  properties(node.get("properties"), "source.properties"),
+                  (int) integer(node, "source.parallelism", 1, 1, 1024)));
+        }
+        default -> throw value("source.type", type, "must be one of generator, kafka");
+      }
+    }
+
+    private KafkaSettings.StartingOffsets startingOffsets(JsonNode node) {
+      if (node == null || node.isNull()) {
+        return KafkaSettings.StartingOffsets.COMMITTED;
+      }
+      for (KafkaSettings.StartingOffsets offsets : KafkaSettings.StartingOffsets.values()) {
+        if (offsets.configName().equals(node.asText())) {
+          return offsets;
+        }
+      }
+      throw value(
+          "source.starting-offsets", node.asText(), "must be one of earliest, latest, committed");
+    }
+
+    private CatalogSettings catalog(JsonNode node) {
+      if (node == null || node.isNull()) {
+        return IngestConfig.embeddedCatalog();
+      }
+      object(node, "catalog", CATALOG_KEYS);
+      try {
+        return new CatalogSettings(
+            text(node, "catalog.name", "firn"),
+            text(node, "catalog.type", null),
+            text(node, "catalog.uri", null),
+            text(node, "catalog.warehouse", null),
+            properties(node.get("properties"), "catalog.properties"));
+      } catch (CatalogConnectionException e) {
+        throw new InvalidIngestConfigException(origin + ": catalog: " + e.getMessage(), e);
+      }
+    }
+
+    private List<TableRule> tables(JsonNode node, EventFormat format) {
+      List<TableRule> rules = new ArrayList<>();
+      if (node == null || node.isNull()) {
+        return rules;
+      }
+      if (!node.isArray()) {
+        throw value("tables", node.toString(), "must be a list of table rules");
+      }
+      for (int i = 0; i < node.size(); i++) {
+        String key = "tables[" + i + "]";
+        JsonNode rule = node.get(i);
+        object(rule, key, TABLE_KEYS);
+        String match = text(rule, key + ".match", null);
+        if (match == null) {
+          throw error(key + ".match: required (a glob on the table name, e.g. order_*)");
+        }
+        List<String> primaryKey = names(rule.get("primary-key"), key + ".primary-key");
+        Long targetFileSize = null;
+        JsonNode size = rule.get("target-file-size");
+        if (size != null && !size.isNull()) {
+          try {
+            targetFileSize = Sizes.parse(size.asText());
+          } catch (IllegalArgumentException e) {
+            throw value(key + ".target-file-size", size.asText(), e.getMessage());
+          }
+          if (targetFileSize < 1024 * 1024) {
+            throw value(key + ".target-file-size", size.asText(), "must be at least 1MiB");
+          }
+        }
+        boolean upsert = bool(rule, key + ".upsert", true);
+        if (!upsert && format == EventFormat.DEBEZIUM) {
+          throw value(
+              key + ".upsert", "false", "debezium change events need upserts (format: debezium)");
+        }
+        rules.add(
+            new TableRule(
+                match,
+                primaryKey.isEmpty() ? List.of("id") : primaryKey,
+                names(rule.get("partition-candidates"), key + ".partition-candidates"),
+                targetFileSize,
+                upsert));
+      }
+      return rules;
+    }
+
+    // ---- values
+
+    private void object(JsonNode node, String path, List<String> allowed) {
+      object(node, path, allowed, null);
+    }
+
+    private void object(JsonNode node, String path, List<String> allowed, String what) {
+      if (!node.isObject()) {
+        throw value(path.isEmpty() ? "(root)" : path, node.toString(), "must be a mapping");
+      }
+      for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+        String name = names.next();
+        if (!allowed.contains(name)) {
+          throw error(
+              "unknown key '"
+                  + (path.isEmpty() ? name : path + "." + name)
+                  + "'"
+                  + (what == null ? "" : " for " + what)
+                  + " (allowed: "
+                  + String.join(", ", allowed)
+                  + ")");
+        }
+      }
+    }
+
+    private String text(JsonNode parent, String path, String fallback) {
+      JsonNode node = parent.get(leaf(path));
+      if (node == null || node.isNull()) {
+        return fallback;
+      }
+      if (!node.isValueNode() || node.asText().isBlank()) {
+        throw value(path, node.toString(), "must be a non-empty text");
+      }
+      return node.asText();
+    }
+
+    private long integer(JsonNode parent, String path, long fallback, long min, long max) {
+      JsonNode node = parent.get(leaf(path));
+      if (node == null || node.isNull()) {
+        return fallback;
+      }
+      if (!node.isIntegralNumber() || node.asLong() < min || node.asLong() > max) {
+        throw value(path, node.asText(), "must be a whole number from " + min + " to " + max);
+      }
+      return node.asLong();
+    }
+
+    private double positive(JsonNode parent, String path, double fallback) {
+      JsonNode node = parent.get(leaf(path));
+      if (node == null || node.isNull()) {
+        return fallback;
+      }
+      if (!node.isNumber() || node.asDouble() <= 0) {
+        throw value(path, node.asText(), "must be a number greater than 0");
+      }
+      return node.asDouble();
+    }
+
+    private boolean bool(JsonNode parent, String path, boolean fallback) {
+      JsonNode node = parent.get(leaf(path));
+      if (node == null || node.isNull()) {
+        return fallback;
+      }
+      if (!node.isBoolean()) {
+        throw value(path, node.asText(), "must be true or false");
+      }
+      return node.asBoolean();
+    }
+
+    private Duration duration(JsonNode parent, String path, Duration fallback) {
+      JsonNode node = parent.get(leaf(path));
+      if (node == null || node.isNull()) {
+        return fallback;
+      }
+      Duration duration;
+      try {
+        duration = Durations.parse(node.asText());
+      } catch (IllegalArgumentException e) {
+        throw value(path, node.asText(), e.getMessage());
+      }
+      if (duration.compareTo(Duration.ofMillis(10)) < 0) {
+        throw value(path, node.asText(), "must be at least 10ms");
+      }
+      return duration;
+    }
+
+    /** A list of names, or one name; empty when absent. */
+    private List<String> names(JsonNode node, String path) {
+      List<String> names = new ArrayList<>();
+      if (node == null || node.isNull()) {
+        return names;
+      }
+      if (node.isTextual() && !node.asText().isBlank()) {
+        names.add(node.asText());
+        return names;
+      }
+      if (!node.isArray()) {
+        throw value(path, node.toString(), "must be a name or a list of names");
+      }
+      for (JsonNode element : node) {
+        if (!element.isTextual() || element.asText().isBlank()) {
+          throw value(path, node.toString(), "must be a name or a list of names");
+        }
+        names.add(element.asText());
+      }
+      return names;
+    }
+
+    private Map<String, String> properties(JsonNode node, String path) {
+      Map<String, String> properties = new LinkedHashMap<>();
+      if (node == null || node.isNull()) {
+        return properties;
+      }
+      if (!node.isObject()) {
+        throw value(path, node.toString(), "must be a mapping of names to values");
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> field = it.next();
+        if (!field.getValue().isValueNode() || field.getValue().isNull()) {
+          throw value(
+              path + "." + field.getKey(), field.getValue().toString(), "must be a single value");
+        }
+        properties.put(field.getKey(), field.getValue().asText());
+      }
+      return properties;
+    }
+
+    private static String leaf(String path) {
+      int dot = path.lastIndexOf('.');
+      return dot < 0 ? path : path.substring(dot + 1);
+    }
+
+    private InvalidIngestConfigException value(String path, String value, String rule) {
+      return error(path + " = '" + value + "': " + rule);
+    }
+
+    private InvalidIngestConfigException error(String message) {
+      return new InvalidIngestConfigException(origin + ": " + message);
+    }
+  }
+}

@@ -1,0 +1,17 @@
+package io.firn.ingest;
+
+/**
+ * The ingest job's configuration is invalid; the message names the file, the key and the rule. Fix
+ * the file and start again.
+ */
+public final class InvalidIngestConfigException extends IllegalArgumentException {
+  private static final long serialVersionUID = 1L;
+
+  public InvalidIngestConfigException(String message) {
+    super(message);
+  }
+
+  public InvalidIngestConfigException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

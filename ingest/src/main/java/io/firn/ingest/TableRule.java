@@ -1,0 +1,56 @@
+package io.firn.ingest;
+
+import java.io.Serializable;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Settings for the routed tables whose name matches {@code match}.
+ *
+ * @param match a glob on the table name (without namespace): {@code *} any characters, {@code ?}
+ *     one character
+ * @param primaryKey the key fields: the table's identifier fields and the upsert equality fields
+ * @param partitionCandidates columns to partition by (identity) once the table has them; parsed and
+ *     validated, applied to table specs in a later slice
+ * @param targetFileSize {@code write.target-file-size-bytes} for new tables; null keeps Iceberg's
+ *     default
+ * @param upsert whether rows upsert by key (true) or are appended (false; plain JSON only)
+ */
+public record TableRule(
+    String match,
+    List<String> primaryKey,
+    List<String> partitionCandidates,
+    Long targetFileSize,
+    boolean upsert)
+    implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** What tables no rule matches get: key {@code id}, upserts. */
+  public static final TableRule DEFAULT = new TableRule("*", List.of("id"), List.of(), null, true);
+
+  public TableRule {
+    primaryKey = List.copyOf(primaryKey);
+    partitionCandidates = List.copyOf(partitionCandidates);
+    if (primaryKey.isEmpty()) {
+      throw new IllegalArgumentException(
+          "table rule '" + match + "': primary key must name at least one field");
+    }
+  }
+
+  /** Whether this rule applies to the table named {@code table}. */
+  public boolean matches(String table) {
+    return glob(match).matcher(table).matches();
+  }
+
+  static Pattern glob(String glob) {
+    StringBuilder regex = new StringBuilder();
+    for (char c : glob.toCharArray()) {
+      switch (c) {
+        case '*' -> regex.append(".*");
+        case '?' -> regex.append('.');
+        default -> regex.append(Pattern.quote(String.valueOf(c)));
+      }
+    }
+    return Pattern.compile(regex.toString());
+  }
+}

@@ -1,0 +1,197 @@
+package io.firn.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class IngestConfigParserTest {
+
+  @Test
+  void fullKafkaConfigurationIsRead(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("ingest.yaml");
+    Files.writeString(
+        file,
+        """
+        source:
+          type: kafka
+          bootstrap-servers: broker-1:9092,broker-2:9092
+          topics: [orders, users]
+          group-id: lake-ingest
+          starting-offsets: earliest
+          parallelism: 2
+          properties:
+            security.protocol: SSL
+        format: debezium
+        catalog:
+          name: lake
+          uri: jdbc:postgresql://db/iceberg
+          warehouse: s3://bucket/warehouse
+          properties:
+            jdbc.user: firn
+        namespace: shop
+        routing:
+          field: kind
+        tables:
+          - match: "order_*"
+            primary-key: [order_id, line]
+            partition-candidates: region
+            target-file-size: 64MiB
+          - match: "*"
+            primary-key: id
+        checkpoint-interval: 30s
+        dead-letter-table: rejects
+        write-parallelism: 4
+        """);
+
+    IngestConfig config = IngestConfigParser.parse(file);
+
+    assertThat(config.source())
+        .isEqualTo(
+            new IngestConfig.KafkaSource(
+                new KafkaSettings(
+                    "broker-1:9092,broker-2:9092",
+                    List.of("orders", "users"),
+                    "lake-ingest",
+                    KafkaSettings.StartingOffsets.EARLIEST,
+                    Map.of("security.protocol", "SSL"),
+                    2)));
+    assertThat(config.catalog().name()).isEqualTo("lake");
+    assertThat(config.catalog().type()).isEqualTo("jdbc");
+    assertThat(config.catalog().properties()).containsEntry("jdbc.user", "firn");
+    assertThat(config.checkpointInterval()).isEqualTo(Duration.ofSeconds(30));
+    IngestSettings settings = config.settings();
+    assertThat(settings)
+        .extracting(
+            IngestSettings::namespace,
+            IngestSettings::routingField,
+            IngestSettings::fixedTable,
+            IngestSettings::deadLetterTable,
+            IngestSettings::writeParallelism,
+            IngestSettings::format)
+        .containsExactly("shop", "kind", null, "rejects", 4, EventFormat.DEBEZIUM);
+    assertThat(settings.table("order_lines"))
+        .isEqualTo(
+            new TableRule(
+                "order_*", List.of("order_id", "line"), List.of("region"), 64L << 20, true));
+    assertThat(settings.table("users").primaryKey()).containsExactly("id");
+    assertThat(settings.table("users").match()).isEqualTo("*");
+  }
+
+  @Test
+  void emptyFileMeansTheEmbeddedDefaults() {
+    assertThat(IngestConfigParser.parse("", "empty.yaml")).isEqualTo(IngestConfig.embedded());
+    IngestConfig defaults = IngestConfigParser.parse("format: json\n", "f.yaml");
+    assertThat(defaults.source()).isEqualTo(new IngestConfig.GeneratorSource(1_000, 100));
+    assertThat(defaults.catalog().uri()).isEqualTo("jdbc:sqlite:firn-data/catalog.db");
+    assertThat(defaults.settings()).isEqualTo(IngestSettings.defaults("events"));
+  }
+
+  @Test
+  void generatorAndFixedTableAreRead() {
+    IngestConfig config =
+        IngestConfigParser.parse(
+            "source: {type: generator, events: 50, rate: 2.5}\nrouting: {table: everything}\n",
+            "f.yaml");
+
+    assertThat(config.source()).isEqualTo(new IngestConfig.GeneratorSource(50, 2.5));
+    assertThat(config.settings().fixedTable()).isEqualTo("everything");
+  }
+
+  @Test
+  void unknownKeysAreErrorsNamingTheKey() {
+    assertError("sourc: {}\n")
+        .hasMessage(
+            "f.yaml: unknown key 'sourc' (allowed: source, format, catalog, namespace, routing,"
+                + " tables, checkpoint-interval, dead-letter-table, write-parallelism)");
+    assertError("source: {type: generator, topics: [a]}\n")
+        .hasMessage(
+            "f.yaml: unknown key 'source.topics' for a generator source (allowed: type, events,"
+                + " rate)");
+    assertError("tables:\n  - match: a\n    primary_key: [id]\n")
+        .hasMessage(
+            "f.yaml: unknown key 'tables[0].primary_key' (allowed: match, primary-key,"
+                + " partition-candidates, target-file-size, upsert)");
+    assertError("format: json\nformat: debezium\n")
+        .hasMessageStartingWith("f.yaml: not valid YAML: Duplicate field 'format'");
+  }
+
+  @Test
+  void badValuesAreErrorsNamingKeyValueAndRule() {
+    assertError("format: avro\n")
+        .hasMessage("f.yaml: format = 'avro': must be one of json, debezium");
+    assertError("source: {type: pulsar}\n")
+        .hasMessage("f.yaml: source.type = 'pulsar': must be one of generator, kafka");
+    assertError("source: {type: kafka, topics: [a]}\n")
+        .hasMessage("f.yaml: source.bootstrap-servers: required for a kafka source (host:port)");
+    assertError("source: {type: kafka, bootstrap-servers: 'b:9092'}\n")
+        .hasMessage("f.yaml: source.topics: required for a kafka source (a topic or a list)");
+    assertError(
+            "source: {type: kafka, bootstrap-servers: 'b:9092', topics: t, starting-offsets: newest}\n")
+        .hasMessage(
+            "f.yaml: source.starting-offsets = 'newest': must be one of earliest, latest,"
+                + " committed");
+    assertError("source: {type: generator, events: 0}\n")
+        .hasMessage(
+            "f.yaml: source.events = '0': must be a whole number from 1 to 9223372036854775807");
+    assertError("checkpoint-interval: soon\n")
+        .hasMessage(
+            "f.yaml: checkpoint-interval = 'soon': must be a duration such as 30s, 15m, 1h, 2d,"
+                + " PT1H, or 'off'");
+    assertError("checkpoint-interval: 1ms\n")
+        .hasMessage("f.yaml: checkpoint-interval = '1ms': must be at least 10ms");
+    assertError("tables:\n  - primary-key: id\n")
+        .hasMessage("f.yaml: tables[0].match: required (a glob on the table name, e.g. order_*)");
+    assertError("tables:\n  - {match: a, target-file-size: 1KiB}\n")
+        .hasMessage("f.yaml: tables[0].target-file-size = '1KiB': must be at least 1MiB");
+    assertError("tables:\n  - {match: a, upsert: maybe}\n")
+        .hasMessage("f.yaml: tables[0].upsert = 'maybe': must be true or false");
+    assertError("format: debezium\ntables:\n  - {match: a, upsert: false}\n")
+        .hasMessage(
+            "f.yaml: tables[0].upsert = 'false': debezium change events need upserts (format:"
+                + " debezium)");
+    assertError("routing: {field: kind, table: t}\n")
+        .hasMessage("f.yaml: routing: set either field or table, not both");
+    assertError("routing: {table: Bad}\n")
+        .hasMessage(
+            "f.yaml: routing.table = 'Bad': must be a table name matching [a-z][a-z0-9_]{0,127}"
+                + " other than the dead-letter table");
+    assertError("dead-letter-table: dead-letters\n")
+        .hasMessage(
+            "f.yaml: dead-letter-table = 'dead-letters': must be a table name matching"
+                + " [a-z][a-z0-9_]{0,127}");
+    assertError("write-parallelism: 0\n")
+        .hasMessage("f.yaml: write-parallelism = '0': must be a whole number from 1 to 1024");
+    assertError("catalog: {type: hive, uri: 'thrift://x'}\n")
+        .hasMessage(
+            "f.yaml: catalog: catalog 'firn': type 'hive' is not one of jdbc, hadoop, rest");
+  }
+
+  @Test
+  void commandLineTakesAConfigFileOrNothing(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("i.yaml");
+    Files.writeString(file, "namespace: lake\n");
+
+    assertThat(IngestJob.config(new String[0])).isEqualTo(IngestConfig.embedded());
+    assertThat(IngestJob.config(new String[] {"--config", file.toString()}).settings().namespace())
+        .isEqualTo("lake");
+    assertThatThrownBy(() -> IngestJob.config(new String[] {"--conf", "x"}))
+        .hasMessage("usage: IngestJob [--config FILE] (got: --conf x)");
+    assertThatThrownBy(
+            () -> IngestJob.config(new String[] {"--config", dir.resolve("no.yaml").toString()}))
+        .isInstanceOf(InvalidIngestConfigException.class)
+        .hasMessageContaining("no.yaml: cannot read the file");
+  }
+
+  private static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable> assertError(
+      String yaml) {
+    return assertThatThrownBy(() -> IngestConfigParser.parse(yaml, "f.yaml"))
+        .isInstanceOf(InvalidIngestConfigException.class);
+  }
+}

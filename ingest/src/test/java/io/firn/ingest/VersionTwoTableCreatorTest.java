@@ -1,0 +1,54 @@
+package io.firn.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableUtil;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.inmemory.InMemoryCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+
+class VersionTwoTableCreatorTest {
+
+  @Test
+  void tablesAreVersionTwoAndTakeTheTargetFileSizeOfTheirRule() {
+    InMemoryCatalog catalog = new InMemoryCatalog();
+    catalog.initialize("test", Map.of());
+    IngestSettings settings =
+        new IngestSettings(
+            "events",
+            "event_type",
+            null,
+            List.of(new TableRule("order_*", List.of("id"), List.of(), 64L << 20, true)),
+            "dead_letters",
+            1,
+            EventFormat.JSON);
+    VersionTwoTableCreator creator = new VersionTwoTableCreator(Map.of("owner", "firn"), settings);
+    Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+
+    Table orders =
+        creator.createTable(
+            catalog,
+            TableIdentifier.of("events", "order_lines"),
+            schema,
+            PartitionSpec.unpartitioned());
+    Table users =
+        creator.createTable(
+            catalog, TableIdentifier.of("events", "users"), schema, PartitionSpec.unpartitioned());
+
+    assertThat(TableUtil.formatVersion(orders)).isEqualTo(2);
+    assertThat(TableUtil.formatVersion(users)).isEqualTo(2);
+    assertThat(orders.properties())
+        .containsEntry(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, "67108864")
+        .containsEntry("owner", "firn");
+    assertThat(users.properties())
+        .doesNotContainKey(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES)
+        .containsEntry("owner", "firn");
+  }
+}
