@@ -1,6 +1,8 @@
 package io.firn.server;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
+import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
@@ -36,6 +38,10 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
 
   @Override
   public void initialize(Bootstrap<FirnServerConfiguration> bootstrap) {
+    // ${VAR:-default} in the YAML file reads the environment (deploy/server/firn-server.yaml).
+    bootstrap.setConfigurationSourceProvider(
+        new SubstitutingSourceProvider(
+            bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
     // ISO-8601 instants in the API, not epoch numbers.
     bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
   }

@@ -72,6 +72,9 @@ public final class FirnCli {
     if (command.equals("policies")) {
       return policies(args);
     }
+    if (command.equals("worker")) {
+      return WorkerCommand.run(args, out, err);
+    }
     try {
       Arguments arguments = new Arguments(args, 1, OPTIONS, FLAGS);
       if (arguments.flag("help")) {
@@ -257,6 +260,7 @@ public final class FirnCli {
         "\n",
         "usage: firn plan|optimize --table NS.TABLE [catalog options] [options]",
         "       firn policies check FILE [FILE...]",
+        "       firn worker local --server URL [--slots N] [--group G] (token: FIRN_WORKER_TOKEN)",
         "",
         "  plan       print, per partition, what optimizing is due and why (changes nothing)",
         "  optimize   run it in this JVM and commit",

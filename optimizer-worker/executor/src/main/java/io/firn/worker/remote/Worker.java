@@ -61,6 +61,7 @@ public final class Worker implements AutoCloseable {
   private final Object registration = new Object();
   private volatile RegisterResponse registered;
   private ScheduledExecutorService heartbeats;
+  private long lastHeartbeat = Long.MIN_VALUE;
 
   public Worker(WorkerProtocol server, WorkerSettings settings) {
     this.server = server;
@@ -85,7 +86,7 @@ public final class Worker implements AutoCloseable {
               thread.setDaemon(true);
               return thread;
             });
-    heartbeats.scheduleWithFixedDelay(this::heartbeatLogged, 1, 1, TimeUnit.SECONDS);
+    heartbeats.scheduleWithFixedDelay(this::heartbeatLogged, 250, 250, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -288,6 +289,14 @@ public final class Worker implements AutoCloseable {
     if (session == null || running.isEmpty()) {
       return;
     }
+    long now = System.nanoTime();
+    // At the server's interval, but never less than three times per lease.
+    long every = Math.min(session.heartbeatMillis(), Math.max(1, session.leaseMillis() / 3));
+    if (lastHeartbeat != Long.MIN_VALUE
+        && now - lastHeartbeat < TimeUnit.MILLISECONDS.toNanos(every)) {
+      return;
+    }
+    lastHeartbeat = now;
     try {
       HeartbeatResponse response =
           server.heartbeat(
