@@ -1,0 +1,80 @@
+package io.firn.worker.flink;
+
+import io.firn.core.protocol.Ack;
+import io.firn.core.protocol.CompleteRequest;
+import io.firn.core.protocol.FailRequest;
+import io.firn.core.protocol.HeartbeatRequest;
+import io.firn.core.protocol.HeartbeatResponse;
+import io.firn.core.protocol.PollRequest;
+import io.firn.core.protocol.PollResponse;
+import io.firn.core.protocol.RegisterRequest;
+import io.firn.core.protocol.RegisterResponse;
+import io.firn.core.protocol.WorkerProtocol;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * The server as one slot sees it, with a gate that closes when the slot's Flink subtask ends.
+ *
+ * <p>Why: a cancelled Flink task leaves its threads behind in a TaskManager that keeps running. A
+ * rewrite still running after the drain time must not be handed in later, when nobody heartbeats
+ * its lease any more: after {@link #close()} completions are rejected here, so the worker loop
+ * deletes their output, and polls lease nothing. The server's lease expires and it redoes the task.
+ */
+final class GatedProtocol implements WorkerProtocol, AutoCloseable {
+  private final WorkerProtocol server;
+  private final Consumer<CompleteRequest> accepted;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /**
+   * @param accepted called with every completion the server accepted
+   */
+  GatedProtocol(WorkerProtocol server, Consumer<CompleteRequest> accepted) {
+    this.server = server;
+    this.accepted = accepted;
+  }
+
+  @Override
+  public RegisterResponse register(RegisterRequest request) {
+    return server.register(request);
+  }
+
+  @Override
+  public PollResponse poll(PollRequest request) {
+    if (closed.get()) {
+      return PollResponse.empty();
+    }
+    return server.poll(request);
+  }
+
+  @Override
+  public HeartbeatResponse heartbeat(HeartbeatRequest request) {
+    return server.heartbeat(request);
+  }
+
+  @Override
+  public Ack complete(CompleteRequest request) {
+    if (closed.get()) {
+      return Ack.rejected(
+          "the Flink subtask ended before attempt "
+              + request.attemptId()
+              + " was handed in; its lease expires and the server redoes the task");
+    }
+    Ack ack = server.complete(request);
+    if (ack.accepted()) {
+      accepted.accept(request);
+    }
+    return ack;
+  }
+
+  @Override
+  public Ack fail(FailRequest request) {
+    return server.fail(request);
+  }
+
+  /** From now on nothing is handed in and nothing is leased. */
+  @Override
+  public void close() {
+    closed.set(true);
+  }
+}

@@ -1,0 +1,161 @@
+package io.firn.worker.flink;
+
+import io.firn.core.protocol.CompleteRequest;
+import io.firn.worker.remote.HttpWorkerProtocol;
+import io.firn.worker.remote.Worker;
+import io.firn.worker.remote.WorkerSettings;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.util.EnvironmentInformation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One executor slot: a {@link Worker} with one slot, registered as engine {@code flink}. The worker
+ * runs on its own threads, so the subtask's mailbox thread stays free (checkpoints, cancellation);
+ * it only emits the lines of accepted attempts.
+ *
+ * <p>{@link #close()} (job stopped, cancelled or failed over) stops polling and waits up to the
+ * drain time for the running task to be handed in; whatever finishes later is dropped (see {@link
+ * GatedProtocol}). Keep the drain time below Flink's {@code task.cancellation.timeout}.
+ */
+final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
+  private static final Logger LOG = LoggerFactory.getLogger(SlotReader.class);
+
+  private final WorkerOptions options;
+  private final SourceReaderContext context;
+  private final ConcurrentLinkedQueue<String> accepted = new ConcurrentLinkedQueue<>();
+  private CompletableFuture<Void> available = new CompletableFuture<>();
+  private GatedProtocol protocol;
+  private Worker worker;
+
+  SlotReader(WorkerOptions options, SourceReaderContext context) {
+    this.options = options;
+    this.context = context;
+  }
+
+  @Override
+  public void start() {
+    protocol =
+        new GatedProtocol(
+            new HttpWorkerProtocol(URI.create(options.server()), options.token()), this::accepted);
+    String name =
+        options.name()
+            + "@"
+            + host()
+            + "#"
+            + context.getIndexOfSubtask()
+            + "/"
+            + context.currentParallelism();
+    WorkerSettings settings =
+        new WorkerSettings(
+            name,
+            options.group(),
+            1,
+            "flink",
+            EnvironmentInformation.getVersion(),
+            options.pollWait(),
+            options.drain());
+    worker = new Worker(protocol, settings);
+    MetricGroup metrics = context.metricGroup().addGroup("firn");
+    metrics.gauge("completedAttempts", worker::completed);
+    metrics.gauge("failedAttempts", worker::failed);
+    metrics.gauge("abandonedAttempts", worker::abandoned);
+    metrics.gauge("runningAttempts", () -> worker.runningAttempts().size());
+    LOG.info("starting Firn worker slot {} ({})", name, options);
+    worker.start();
+  }
+
+  private String host() {
+    String host = context.getLocalHostName();
+    if (host != null && !host.isBlank()) {
+      return host;
+    }
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return "localhost";
+    }
+  }
+
+  private void accepted(CompleteRequest request) {
+    accepted.add(
+        request.attemptId()
+            + " accepted: "
+            + request.dataFiles().size()
+            + " data file(s), "
+            + request.deleteFiles().size()
+            + " delete file(s), "
+            + (request.counts() == null ? 0 : request.counts().rowsWritten())
+            + " row(s) written");
+    CompletableFuture<Void> future;
+    synchronized (this) {
+      future = available;
+    }
+    future.complete(null);
+  }
+
+  @Override
+  public InputStatus pollNext(ReaderOutput<String> output) {
+    String line = accepted.poll();
+    if (line == null) {
+      return InputStatus.NOTHING_AVAILABLE;
+    }
+    output.collect(line);
+    return accepted.isEmpty() ? InputStatus.NOTHING_AVAILABLE : InputStatus.MORE_AVAILABLE;
+  }
+
+  @Override
+  public synchronized CompletableFuture<Void> isAvailable() {
+    if (!accepted.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (available.isDone()) {
+      available = new CompletableFuture<>();
+    }
+    return available;
+  }
+
+  @Override
+  public List<WorkerSource.NoSplit> snapshotState(long checkpointId) {
+    return List.of();
+  }
+
+  @Override
+  public void addSplits(List<WorkerSource.NoSplit> splits) {}
+
+  @Override
+  public void notifyNoMoreSplits() {}
+
+  @Override
+  public void close() {
+    if (worker == null) {
+      return;
+    }
+    LOG.info("stopping Firn worker slot; draining for up to {}", options.drain());
+    try {
+      worker.close();
+    } catch (InterruptedException e) {
+      // Flink interrupts a cancelled task's thread: stop waiting, drop what still runs.
+      Thread.currentThread().interrupt();
+    } finally {
+      protocol.close();
+      LOG.info(
+          "Firn worker slot stopped: {} completed, {} failed, {} abandoned, {} still running"
+              + " (dropped)",
+          worker.completed(),
+          worker.failed(),
+          worker.abandoned(),
+          worker.runningAttempts().size());
+    }
+  }
+}

@@ -1,0 +1,220 @@
+package io.firn.worker.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.firn.testkit.CdcTableSpec;
+import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.RowSets;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The optimizer server (child JVM, no local worker threads) and the Flink worker job on a
+ * MiniCluster. (1) A one-slot job is cancelled while it rewrites a task, with no drain time: the
+ * attempt is dropped, its lease expires. (2) A two-slot job then optimizes every table, the big one
+ * included, to below its triggers; rows are unchanged (Iceberg generics) and no file of the
+ * cancelled attempt is committed.
+ */
+class FlinkWorkerIT {
+  private static final String OPTIMIZING =
+      """
+        localWorkerThreads: 0
+        lease: 4s
+        heartbeatInterval: 500ms
+        retryBackoff: 500ms
+      """;
+
+  @RegisterExtension
+  static final MiniClusterExtension CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
+
+  @Test
+  void cancelledJobsAttemptIsRedoneAndTheNextJobOptimizesEveryTableWithRowsUnchanged()
+      throws Exception {
+    try (ServerProcess server = new ServerProcess()) {
+      GeneratedTable big =
+          server.generate(
+              "db", "big", new CdcTableSpec(200_000, 12, 0.1, 0.02, 0.02, 0, 5L, false, false));
+      Map<String, GeneratedTable> tables = new LinkedHashMap<>();
+      tables.put("big", big);
+      for (int i = 0; i < 3; i++) {
+        tables.put(
+            "t" + i,
+            server.generate(
+                "db",
+                "t" + i,
+                new CdcTableSpec(1_500, 8, 0.05, 0.02, 0.02, i * 2, 100L + i, i == 1, false)));
+      }
+      server.start(OPTIMIZING);
+      String api = server.api();
+
+      // (1) One slot, no drain: cancel the job while it writes the big table's new data file.
+      await().atMost(60, TimeUnit.SECONDS).until(() -> bigProcess(api) != null);
+      String process = bigProcess(api);
+      JobClient first = submit(server, 1, 0);
+      Set<String> deadAttempts = new HashSet<>();
+      await()
+          .atMost(2, TimeUnit.MINUTES)
+          .pollInterval(Duration.ofMillis(20))
+          .until(
+              () -> {
+                for (Map<String, Object> task : tasks(api, process)) {
+                  String attempt = (String) task.get("attemptId");
+                  if ("leased".equals(task.get("status")) && writing(server, attempt)) {
+                    deadAttempts.add(attempt);
+                  }
+                }
+                return !deadAttempts.isEmpty();
+              });
+      first.cancel().get(60, TimeUnit.SECONDS);
+      await()
+          .atMost(60, TimeUnit.SECONDS)
+          .until(() -> first.getJobStatus().get() == JobStatus.CANCELED);
+      assertThat(tasks(api, process))
+          .as("the cancelled attempt was not handed in")
+          .noneSatisfy(
+              t ->
+                  assertThat(
+                          deadAttempts.contains((String) t.get("attemptId"))
+                              && "committed".equals(t.get("status")))
+                      .isTrue());
+
+      // (2) Two slots: everything gets optimized, the dropped task included.
+      JobClient second = submit(server, 2, 60);
+      try {
+        await()
+            .atMost(4, TimeUnit.MINUTES)
+            .pollInterval(Duration.ofMillis(500))
+            .untilAsserted(
+                () -> {
+                  List<Map<String, Object>> states = Http.list(api + "/tables");
+                  assertThat(states).hasSize(tables.size());
+                  assertThat(states)
+                      .allSatisfy(
+                          t ->
+                              assertThat(t)
+                                  .as("%s", t)
+                                  .containsEntry("status", "idle")
+                                  .containsEntry("needsPlan", false));
+                  assertThat(process(api, process)).containsEntry("status", "succeeded");
+                });
+        assertThat(tasks(api, process))
+            .as("the cancelled attempt's task was redone")
+            .anySatisfy(t -> assertThat((Integer) t.get("attempts")).isGreaterThanOrEqualTo(2))
+            .allSatisfy(t -> assertThat(deadAttempts).doesNotContain((String) t.get("attemptId")));
+        for (Map.Entry<String, GeneratedTable> entry : tables.entrySet()) {
+          String name = entry.getKey();
+          assertThat(Http.list(api + "/processes?table=lake.db." + name))
+              .as("processes of db.%s", name)
+              .isNotEmpty()
+              .allSatisfy(p -> assertThat(p).containsEntry("status", "succeeded"));
+          Table table = server.catalog.loadTable(TableIdentifier.of("db", name));
+          assertThat(RowSets.read(table))
+              .as("rows of db.%s", name)
+              .isEqualTo(RowSets.of(entry.getValue().writer().expected().values(), table.schema()));
+          for (String file : files(table)) {
+            for (String attempt : deadAttempts) {
+              assertThat(file).as("no output of the cancelled attempt").doesNotContain(attempt);
+            }
+          }
+        }
+        assertThat(Http.list(api + "/workers"))
+            .as("every subtask registered as a one-slot flink worker")
+            .isNotEmpty()
+            .allSatisfy(
+                w ->
+                    assertThat(w)
+                        .containsEntry("engine", "flink")
+                        .containsEntry("engineVersion", "2.1.1")
+                        .containsEntry("slots", 1)
+                        .containsEntry("group", "default"));
+      } finally {
+        second.cancel().get(60, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  private static JobClient submit(ServerProcess server, int slots, int drainSeconds)
+      throws Exception {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    WorkerOptions options =
+        WorkerOptions.parse(
+            new String[] {
+              "--server", server.url(),
+              "--slots", String.valueOf(slots),
+              "--drain-seconds", String.valueOf(drainSeconds),
+              "--poll-seconds", "2",
+              "--name", "it-" + slots
+            },
+            Map.of("FIRN_WORKER_TOKEN", ServerProcess.WORKER_TOKEN));
+    FlinkWorkerJob.define(env, options);
+    return env.executeAsync(FlinkWorkerJob.jobName(options));
+  }
+
+  /** Output files of an attempt carry its id in their names. */
+  private static boolean writing(ServerProcess server, String attempt) throws IOException {
+    Path data = server.dir.resolve("warehouse/db/big/data");
+    if (!Files.isDirectory(data)) {
+      return false;
+    }
+    try (Stream<Path> files = Files.walk(data)) {
+      return files.anyMatch(f -> f.getFileName().toString().contains(attempt));
+    }
+  }
+
+  private static String bigProcess(String api) {
+    for (Map<String, Object> table : Http.list(api + "/tables")) {
+      if ("big".equals(table.get("table")) && table.get("lastProcessId") != null) {
+        return (String) table.get("lastProcessId");
+      }
+    }
+    return null;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> process(String api, String id) {
+    return (Map<String, Object>) Http.map(api + "/processes/" + id).get("process");
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> tasks(String api, String id) {
+    return (List<Map<String, Object>>) Http.map(api + "/processes/" + id).get("tasks");
+  }
+
+  private static Set<String> files(Table table) throws Exception {
+    table.refresh();
+    Set<String> files = new HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        files.add(task.file().location());
+        task.deletes().forEach(d -> files.add(d.location()));
+      }
+    }
+    return files;
+  }
+}
