@@ -11,22 +11,29 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
 import org.apache.iceberg.io.SeekableInputStream;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
  * A {@link FileIO} for local files ({@code file:} URIs and absolute paths) through {@code
  * java.nio}. Iceberg ships none: its {@code HadoopFileIO} forks a {@code chmod} process per created
  * file when Hadoop's native library is absent and copies the Hadoop configuration on every open
- * (DESIGN.md §9). Usable as a catalog's {@code io-impl}. Thread-safe.
+ * (DESIGN.md §9). Usable as a catalog's {@code io-impl}. Supports prefix listing (orphan file
+ * cleanup needs it). Thread-safe.
  */
-public class LocalFileIO implements FileIO {
+public class LocalFileIO implements SupportsPrefixOperations {
   private static final long serialVersionUID = 1L;
 
   public LocalFileIO() {}
@@ -65,6 +72,54 @@ public class LocalFileIO implements FileIO {
       Files.deleteIfExists(path(location));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot delete " + location, e);
+    }
+  }
+
+  /**
+   * Lists the regular files under a directory, recursively, in path order. Locations keep the
+   * prefix's form: {@code file:/a/b} for a {@code file:} prefix, {@code /a/b} for a plain path.
+   * {@link FileInfo#createdAtMillis()} is the file's last-modified time. A missing directory lists
+   * nothing.
+   *
+   * @throws UncheckedIOException when the directory cannot be walked
+   */
+  @Override
+  public Iterable<FileInfo> listPrefix(String prefix) {
+    Path root = path(prefix);
+    if (!Files.isDirectory(root)) {
+      return List.of();
+    }
+    boolean uri = prefix.startsWith("file:");
+    List<FileInfo> files = new ArrayList<>();
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path file : (Iterable<Path>) walk.sorted()::iterator) {
+        if (Files.isRegularFile(file)) {
+          String location = uri ? "file:" + file.toAbsolutePath() : file.toString();
+          files.add(
+              new FileInfo(location, Files.size(file), Files.getLastModifiedTime(file).toMillis()));
+        }
+      }
+    } catch (NoSuchFileException e) {
+      // Removed while walking: what is gone needs no listing.
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list " + prefix, e);
+    }
+    return files;
+  }
+
+  /** Deletes a directory and everything under it; a missing directory is no error. */
+  @Override
+  public void deletePrefix(String prefix) {
+    Path root = path(prefix);
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path file : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(file);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + prefix, e);
     }
   }
 

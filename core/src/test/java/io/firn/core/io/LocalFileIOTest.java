@@ -6,9 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
@@ -69,5 +73,41 @@ class LocalFileIOTest {
       stream.write("new".getBytes(StandardCharsets.UTF_8));
     }
     assertThat(Files.readString(file)).isEqualTo("new");
+  }
+
+  @Test
+  void listsFilesUnderAPrefixRecursivelyWithSizeAndModificationTimeAndDeletesAPrefix()
+      throws Exception {
+    Path table = dir.resolve("t");
+    Files.createDirectories(table.resolve("data/p=1"));
+    Files.createDirectories(table.resolve("metadata"));
+    Files.writeString(table.resolve("data/p=1/a.parquet"), "abc");
+    Files.writeString(table.resolve("metadata/v1.metadata.json"), "{}");
+    Files.setLastModifiedTime(table.resolve("data/p=1/a.parquet"), FileTime.fromMillis(1_000_000));
+    Files.writeString(dir.resolve("t2"), "outside");
+    LocalFileIO io = new LocalFileIO();
+
+    List<FileInfo> uris = new ArrayList<>();
+    io.listPrefix(table.toUri().toString()).forEach(uris::add);
+    assertThat(uris)
+        .extracting(FileInfo::location)
+        .containsExactly(
+            "file:" + table.resolve("data/p=1/a.parquet"),
+            "file:" + table.resolve("metadata/v1.metadata.json"));
+    assertThat(uris.get(0).size()).isEqualTo(3);
+    assertThat(uris.get(0).createdAtMillis()).isEqualTo(1_000_000);
+
+    List<FileInfo> plain = new ArrayList<>();
+    io.listPrefix(table.toString()).forEach(plain::add);
+    assertThat(plain)
+        .extracting(FileInfo::location)
+        .containsExactly(
+            table.resolve("data/p=1/a.parquet").toString(),
+            table.resolve("metadata/v1.metadata.json").toString());
+    assertThat(io.listPrefix(dir.resolve("missing").toString())).isEmpty();
+
+    io.deletePrefix(table.toString());
+    assertThat(table).doesNotExist();
+    assertThat(dir.resolve("t2")).exists();
   }
 }

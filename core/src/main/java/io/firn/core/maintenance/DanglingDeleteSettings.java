@@ -1,0 +1,12 @@
+package io.firn.core.maintenance;
+
+/**
+ * How {@link DanglingDeleteRemoval} removes delete files that no live data file needs.
+ *
+ * @param dryRun report the dangling delete files without committing (key {@code
+ *     dangling-deletes.dry-run})
+ */
+public record DanglingDeleteSettings(boolean dryRun) {
+  /** Removing, not a dry run. */
+  public static final DanglingDeleteSettings DEFAULTS = new DanglingDeleteSettings(false);
+}

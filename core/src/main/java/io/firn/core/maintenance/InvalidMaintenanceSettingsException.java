@@ -1,0 +1,14 @@
+package io.firn.core.maintenance;
+
+/** A maintenance setting is unknown or wrong; the message names the key, the value and the rule. */
+public class InvalidMaintenanceSettingsException extends IllegalArgumentException {
+  private static final long serialVersionUID = 1L;
+
+  public InvalidMaintenanceSettingsException(String message) {
+    super(message);
+  }
+
+  public InvalidMaintenanceSettingsException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,16 @@
+package io.firn.core.maintenance;
+
+/**
+ * The check behind every settings record (no static state: the records' defaults refer to each
+ * other, so the check must not live in one of them).
+ */
+final class SettingRules {
+  private SettingRules() {}
+
+  static void require(boolean ok, String key, Object value, String rule) {
+    if (!ok) {
+      throw new InvalidMaintenanceSettingsException(
+          "maintenance key '" + key + "' = " + value + ": " + rule);
+    }
+  }
+}
