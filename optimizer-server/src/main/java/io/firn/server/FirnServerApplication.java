@@ -8,24 +8,32 @@ import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
 import io.firn.core.catalog.CatalogSettings;
-import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.policy.PolicyFile;
+import io.firn.core.policy.PolicyParser;
 import io.firn.server.api.ErrorMappers;
+import io.firn.server.api.PoliciesResource;
 import io.firn.server.api.ProcessesResource;
 import io.firn.server.api.TablesResource;
 import io.firn.server.api.Tokens;
 import io.firn.server.api.WorkerProtocolResource;
 import io.firn.server.api.WorkersResource;
 import io.firn.server.optimizing.OptimizingService;
+import io.firn.server.policy.PolicyRegistry;
+import io.firn.server.policy.PolicyWatcher;
+import io.firn.server.policy.WindowCalendar;
+import io.firn.server.policy.WindowScheduler;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The optimizer server. {@code server FILE} runs it; {@code check FILE} validates a configuration
@@ -91,15 +99,25 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
             configuration.getWatch().getInterval().toJavaDuration(),
             Clock.systemUTC(),
             registry);
+    PoliciesConfiguration policyConfig = configuration.getPolicies();
+    PolicyRegistry policyRegistry =
+        policyConfig.getPath() == null
+            ? null
+            : new PolicyRegistry(Path.of(policyConfig.getPath()), Clock.systemUTC());
+    PolicyRegistry.LoadedPolicy builtIn =
+        policyRegistry == null ? builtInPolicy() : policyRegistry.current();
+    Supplier<PolicyRegistry.LoadedPolicy> policies =
+        policyRegistry == null ? () -> builtIn : policyRegistry::current;
     OptimizingConfiguration optimizingConfig = configuration.getOptimizing();
     optimizing =
         new OptimizingService(
             connections,
             store,
             optimizingConfig,
-            OptimizingPolicy.DEFAULTS,
+            policies,
             Clock.systemUTC(),
-            registry);
+            registry,
+            configuration.getMetrics().getTableSeriesLimit());
     watcher.listener(optimizing);
     Tokens tokens =
         new Tokens(
@@ -120,6 +138,33 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
             });
     environment.lifecycle().manage(optimizing);
     environment.lifecycle().manage(watcher);
+    WindowScheduler.WindowListener windowListener =
+        new WindowScheduler.WindowListener() {
+          @Override
+          public void windowOpened(String name) {
+            // The scheduler's next round sees it open; nothing to do here.
+          }
+
+          @Override
+          public void windowClosed(String name) {
+            optimizing.windowClosed(name);
+          }
+        };
+    WindowGauges windowGauges = WindowGauges.register(registry, policies, Clock.systemUTC());
+    if (policyRegistry != null) {
+      policyRegistry.addListener(loaded -> windowGauges.sync());
+      environment
+          .lifecycle()
+          .manage(
+              new PolicyWatcher(policyRegistry, policyConfig.getReloadInterval().toJavaDuration()));
+      environment
+          .lifecycle()
+          .manage(WindowScheduler.following(policyRegistry, windowListener, Clock.systemUTC()));
+    } else {
+      environment
+          .lifecycle()
+          .manage(new WindowScheduler(builtIn.calendar(), windowListener, Clock.systemUTC()));
+    }
     if (optimizingConfig.isEnabled() && optimizingConfig.getLocalWorkerThreads() > 0) {
       environment
           .lifecycle()
@@ -129,6 +174,9 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
     environment.jersey().register(new TablesResource(optimizing, store, tokens));
     environment.jersey().register(new ProcessesResource(store));
     environment.jersey().register(new WorkersResource(optimizing));
+    environment
+        .jersey()
+        .register(new PoliciesResource(policies, policyRegistry, optimizing, Clock.systemUTC()));
     environment.jersey().register(new WorkerProtocolResource(optimizing, tokens));
     ErrorMappers.all().forEach(environment.jersey()::register);
     // An exact mapping wins over Dropwizard's own admin servlet on /*.
@@ -141,6 +189,14 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
   /** The meter registry; for tests. */
   public PrometheusMeterRegistry registry() {
     return registry;
+  }
+
+  /** The shipped defaults when no policy file is configured. */
+  static PolicyRegistry.LoadedPolicy builtInPolicy() {
+    PolicyFile policy =
+        PolicyParser.parse("built-in default policy", "version: 1\n", WindowCalendar::cronProblem);
+    return new PolicyRegistry.LoadedPolicy(
+        policy, WindowCalendar.of(policy), Clock.systemUTC().instant());
   }
 
   /** The optimizing service; for tests. */

@@ -18,6 +18,28 @@ public class FirnServerConfiguration extends Configuration {
   @Valid @NotNull private WatchConfiguration watch = new WatchConfiguration();
   @Valid @NotNull private OptimizingConfiguration optimizing = new OptimizingConfiguration();
   @Valid @NotNull private AuthConfiguration auth = new AuthConfiguration();
+  @Valid @NotNull private MetricsConfiguration metrics = new MetricsConfiguration();
+  @Valid @NotNull private PoliciesConfiguration policies = new PoliciesConfiguration();
+
+  @JsonProperty
+  public PoliciesConfiguration getPolicies() {
+    return policies;
+  }
+
+  @JsonProperty
+  public void setPolicies(PoliciesConfiguration policies) {
+    this.policies = policies;
+  }
+
+  @JsonProperty
+  public MetricsConfiguration getMetrics() {
+    return metrics;
+  }
+
+  @JsonProperty
+  public void setMetrics(MetricsConfiguration metrics) {
+    this.metrics = metrics;
+  }
 
   @JsonProperty
   public OptimizingConfiguration getOptimizing() {

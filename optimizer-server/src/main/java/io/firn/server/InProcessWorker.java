@@ -2,6 +2,7 @@ package io.firn.server;
 
 import io.dropwizard.lifecycle.Managed;
 import io.firn.core.protocol.WorkerProtocol;
+import io.firn.server.optimizing.OptimizingService;
 import io.firn.worker.remote.Worker;
 import io.firn.worker.remote.WorkerSettings;
 import java.net.InetAddress;
@@ -10,7 +11,8 @@ import java.time.Duration;
 
 /**
  * The local worker inside the server process ({@code optimizing.localWorkerThreads}): the same
- * worker loop as a standalone worker, calling the protocol directly instead of over HTTP.
+ * worker loop as a standalone worker, calling the protocol directly instead of over HTTP. It takes
+ * tasks of every optimizer group.
  */
 final class InProcessWorker implements Managed {
   private final Worker worker;
@@ -21,7 +23,7 @@ final class InProcessWorker implements Managed {
             protocol,
             new WorkerSettings(
                 "in-process@" + host(),
-                "default",
+                OptimizingService.ANY_GROUP,
                 threads,
                 "local",
                 WorkerSettings.version(),

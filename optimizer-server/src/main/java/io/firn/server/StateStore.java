@@ -99,7 +99,16 @@ public final class StateStore implements AutoCloseable {
                       + " engine VARCHAR(32) NOT NULL,"
                       + " engine_version VARCHAR(64) NOT NULL,"
                       + " registered_at_ms BIGINT NOT NULL,"
-                      + " last_seen_at_ms BIGINT NOT NULL)")));
+                      + " last_seen_at_ms BIGINT NOT NULL)")),
+          new Migration(
+              "table health and file counts",
+              List.of(
+                  "ALTER TABLE table_runtime ADD COLUMN health INTEGER DEFAULT 100 NOT NULL",
+                  "ALTER TABLE table_runtime ADD COLUMN data_files BIGINT DEFAULT 0 NOT NULL",
+                  "ALTER TABLE table_runtime ADD COLUMN equality_delete_files BIGINT DEFAULT 0"
+                      + " NOT NULL",
+                  "ALTER TABLE table_runtime ADD COLUMN position_delete_files BIGINT DEFAULT 0"
+                      + " NOT NULL")));
 
   /** One schema change: its statements run in one transaction where the database allows. */
   record Migration(String description, List<String> statements) {}
@@ -203,22 +212,29 @@ public final class StateStore implements AutoCloseable {
     try (PreparedStatement update =
         connection.prepareStatement(
             "UPDATE table_runtime SET snapshot_id = ?, needs_plan = ?, reason = ?,"
-                + " evaluated_at_ms = ?"
+                + " evaluated_at_ms = ?, health = ?, data_files = ?, equality_delete_files = ?,"
+                + " position_delete_files = ?"
                 + " WHERE catalog_name = ? AND namespace_name = ? AND table_name = ?")) {
       setSnapshot(update, 1, runtime.snapshotId());
       update.setBoolean(2, runtime.needsPlan());
       update.setString(3, reason);
       update.setLong(4, runtime.evaluatedAt().toEpochMilli());
-      update.setString(5, runtime.catalog());
-      update.setString(6, runtime.namespace());
-      update.setString(7, runtime.table());
+      update.setInt(5, runtime.health());
+      update.setLong(6, runtime.dataFiles());
+      update.setLong(7, runtime.equalityDeleteFiles());
+      update.setLong(8, runtime.positionDeleteFiles());
+      update.setString(9, runtime.catalog());
+      update.setString(10, runtime.namespace());
+      update.setString(11, runtime.table());
       if (update.executeUpdate() > 0) {
         return;
       }
       try (PreparedStatement insert =
           connection.prepareStatement(
               "INSERT INTO table_runtime (catalog_name, namespace_name, table_name, snapshot_id,"
-                  + " needs_plan, reason, evaluated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                  + " needs_plan, reason, evaluated_at_ms, health, data_files,"
+                  + " equality_delete_files, position_delete_files)"
+                  + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
         insert.setString(1, runtime.catalog());
         insert.setString(2, runtime.namespace());
         insert.setString(3, runtime.table());
@@ -226,6 +242,10 @@ public final class StateStore implements AutoCloseable {
         insert.setBoolean(5, runtime.needsPlan());
         insert.setString(6, reason);
         insert.setLong(7, runtime.evaluatedAt().toEpochMilli());
+        insert.setInt(8, runtime.health());
+        insert.setLong(9, runtime.dataFiles());
+        insert.setLong(10, runtime.equalityDeleteFiles());
+        insert.setLong(11, runtime.positionDeleteFiles());
         insert.executeUpdate();
       }
     } catch (SQLException e) {
@@ -254,7 +274,8 @@ public final class StateStore implements AutoCloseable {
         ResultSet rs =
             s.executeQuery(
                 "SELECT catalog_name, namespace_name, table_name, snapshot_id, needs_plan, reason,"
-                    + " evaluated_at_ms FROM table_runtime"
+                    + " evaluated_at_ms, health, data_files, equality_delete_files,"
+                    + " position_delete_files FROM table_runtime"
                     + " ORDER BY catalog_name, namespace_name, table_name")) {
       while (rs.next()) {
         long snapshot = rs.getLong(4);
@@ -267,7 +288,11 @@ public final class StateStore implements AutoCloseable {
                 snapshotId,
                 rs.getBoolean(5),
                 rs.getString(6),
-                Instant.ofEpochMilli(rs.getLong(7))));
+                Instant.ofEpochMilli(rs.getLong(7)),
+                rs.getInt(8),
+                rs.getLong(9),
+                rs.getLong(10),
+                rs.getLong(11)));
       }
     } catch (SQLException e) {
       throw failure("load table_runtime", e);
@@ -283,7 +308,8 @@ public final class StateStore implements AutoCloseable {
             s.executeQuery(
                 "SELECT catalog_name, namespace_name, table_name, snapshot_id, needs_plan, reason,"
                     + " evaluated_at_ms, state, state_since_ms, paused, parked_reason,"
-                    + " parked_until_ms, failures, last_process_id FROM table_runtime"
+                    + " parked_until_ms, failures, last_process_id, health, data_files,"
+                    + " equality_delete_files, position_delete_files FROM table_runtime"
                     + " ORDER BY catalog_name, namespace_name, table_name")) {
       while (rs.next()) {
         long snapshot = rs.getLong(4);
@@ -305,7 +331,11 @@ public final class StateStore implements AutoCloseable {
                 rs.getString(11),
                 parked,
                 rs.getInt(13),
-                rs.getString(14)));
+                rs.getString(14),
+                rs.getInt(15),
+                rs.getLong(16),
+                rs.getLong(17),
+                rs.getLong(18)));
       }
     } catch (SQLException e) {
       throw failure("load the optimizing state of the tables", e);

@@ -13,6 +13,10 @@ import org.jspecify.annotations.Nullable;
  * @param needsPlan whether the evaluation found partitions worth planning
  * @param reason for people: why (not)
  * @param evaluatedAt when the evaluation finished
+ * @param health 0–100 from the evaluation's cheap signals (100: nothing to optimize)
+ * @param dataFiles live data files
+ * @param equalityDeleteFiles live equality-delete files
+ * @param positionDeleteFiles live position-delete files
  */
 public record TableRuntime(
     String catalog,
@@ -21,7 +25,11 @@ public record TableRuntime(
     @Nullable Long snapshotId,
     boolean needsPlan,
     String reason,
-    Instant evaluatedAt) {
+    Instant evaluatedAt,
+    int health,
+    long dataFiles,
+    long equalityDeleteFiles,
+    long positionDeleteFiles) {
 
   public String qualifiedName() {
     return catalog + "." + namespace + "." + table;

@@ -216,23 +216,8 @@ public final class TableWatcher implements Managed {
     if (known != null && java.util.Objects.equals(known.snapshotId(), snapshotId)) {
       return;
     }
-    if (known != null && known.snapshotId() != null && ownCommitsOnly(table, known.snapshotId())) {
-      // Firn's own commits do not re-trigger: the verdict stays, only the snapshot moves on.
-      TableRuntime moved =
-          new TableRuntime(
-              catalogName,
-              namespace,
-              id.name(),
-              snapshotId,
-              known.needsPlan(),
-              known.reason(),
-              known.evaluatedAt());
-      store.save(moved);
-      tables.put(qualified, moved);
-      evaluations("own_commit").increment();
-      listener.evaluated(moved, true);
-      return;
-    }
+    boolean ownCommit =
+        known != null && known.snapshotId() != null && ownCommitsOnly(table, known.snapshotId());
     TableEvaluator.Evaluation evaluation;
     try {
       evaluation = TableEvaluator.evaluate(table, OptimizingPolicy.DEFAULTS);
@@ -242,19 +227,25 @@ public final class TableWatcher implements Managed {
       LOG.warn("cannot evaluate {} at snapshot {}: {}", qualified, snapshotId, e.toString());
       return;
     }
+    // Firn's own commits do not re-trigger: the verdict stays; health and counts move on.
     TableRuntime runtime =
         new TableRuntime(
             catalogName,
             namespace,
             id.name(),
             snapshotId,
-            evaluation.needsPlan(),
-            evaluation.reason(),
-            clock.instant());
+            ownCommit ? known.needsPlan() : evaluation.needsPlan(),
+            ownCommit ? known.reason() : evaluation.reason(),
+            clock.instant(),
+            evaluation.health(),
+            evaluation.totals().dataFiles(),
+            evaluation.totals().equalityDeleteFiles(),
+            evaluation.totals().positionDeleteFiles());
     store.save(runtime);
     tables.put(qualified, runtime);
-    evaluations(evaluation.needsPlan() ? "needs_plan" : "no_plan").increment();
-    listener.evaluated(runtime, false);
+    String result = evaluation.needsPlan() ? "needs_plan" : "no_plan";
+    evaluations(ownCommit ? "own_commit" : result).increment();
+    listener.evaluated(runtime, ownCommit);
   }
 
   /**

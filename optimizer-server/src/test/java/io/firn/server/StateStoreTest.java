@@ -2,11 +2,16 @@ package io.firn.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.server.optimizing.ProcessRecord;
+import io.firn.server.optimizing.TableStateRecord;
+import io.firn.server.optimizing.TaskRecord;
+import io.firn.server.optimizing.WorkerRecord;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,7 +58,11 @@ class StateStoreTest {
             42L,
             true,
             "2 of 4 partition(s) ...",
-            Instant.ofEpochMilli(1_700_000_000_123L));
+            Instant.ofEpochMilli(1_700_000_000_123L),
+            61,
+            40,
+            12,
+            3);
     TableRuntime updated =
         new TableRuntime(
             "lake",
@@ -62,9 +71,14 @@ class StateStoreTest {
             43L,
             false,
             "clean",
-            Instant.ofEpochMilli(1_700_000_060_000L));
+            Instant.ofEpochMilli(1_700_000_060_000L),
+            100,
+            4,
+            0,
+            0);
     TableRuntime empty =
-        new TableRuntime("lake", "db", "new", null, false, "no snapshot", Instant.EPOCH);
+        new TableRuntime(
+            "lake", "db", "new", null, false, "no snapshot", Instant.EPOCH, 100, 0, 0, 0);
 
     try (StateStore store = StateStore.open(url, user, null)) {
       assertThat(store.schemaVersion()).isEqualTo(StateStore.MIGRATIONS.size());
@@ -81,6 +95,106 @@ class StateStoreTest {
       store.delete("lake", "db", "new");
       assertThat(store.loadAll()).containsExactly(updated);
       assertThat(store.isReachable()).isTrue();
+
+      // Optimizing state, processes, tasks and workers.
+      Instant t0 = Instant.ofEpochMilli(1_700_000_100_000L);
+      // The optimizing columns; snapshot, evaluation time, health and counts stay the watcher's.
+      TableStateRecord state =
+          new TableStateRecord(
+              "lake",
+              "db.nested",
+              "events",
+              43L,
+              true,
+              "due",
+              updated.evaluatedAt(),
+              "parked",
+              t0,
+              true,
+              "3 failures",
+              t0.plusSeconds(3600),
+              3,
+              "p1",
+              100,
+              4,
+              0,
+              0);
+      store.saveTableState(state);
+      assertThat(store.loadTableStates()).singleElement().isEqualTo(state);
+      ProcessRecord running =
+          new ProcessRecord(
+              "p1",
+              "lake",
+              "db.nested",
+              "events",
+              "minor",
+              "auto",
+              "running",
+              43L,
+              2,
+              3,
+              1000,
+              t0,
+              null,
+              "running",
+              0,
+              0,
+              0,
+              0,
+              0);
+      store.saveProcess(running);
+      TaskRecord leased =
+          new TaskRecord(
+              "p1",
+              0,
+              "id_bucket=1",
+              "leased",
+              1,
+              "p1-t0-a1",
+              "w-1",
+              4,
+              0,
+              900,
+              t0,
+              null,
+              "leased",
+              0,
+              0,
+              0);
+      TaskRecord done =
+          new TaskRecord(
+              "p1",
+              1,
+              "id_bucket=2",
+              "committed",
+              1,
+              "p1-t1-a1",
+              "w-1",
+              2,
+              1,
+              100,
+              t0,
+              t0.plusSeconds(5),
+              "committed",
+              10,
+              9,
+              512);
+      store.saveTasks(List.of(leased, done));
+      assertThat(store.processes(null, null, null, 10)).containsExactly(running);
+      assertThat(store.processes("lake", "db.nested", "events", 10)).containsExactly(running);
+      assertThat(store.processes("lake", "db", "other", 10)).isEmpty();
+      assertThat(store.tasks("p1")).containsExactly(leased, done);
+      assertThat(store.failRunningProcesses("server restarted", t0.plusSeconds(60))).isEqualTo(1);
+      assertThat(store.process("p1"))
+          .extracting(ProcessRecord::status, ProcessRecord::message, ProcessRecord::finishedAt)
+          .containsExactly("failed", "server restarted", t0.plusSeconds(60));
+      assertThat(store.tasks("p1"))
+          .extracting(TaskRecord::status)
+          .containsExactly("cancelled", "committed");
+      WorkerRecord worker =
+          new WorkerRecord("w-1", "local@h", "default", 2, "local", "dev", t0, t0, 0);
+      store.saveWorker(worker);
+      store.deleteWorker("w-1");
     }
   }
 }

@@ -38,12 +38,17 @@ public final class TableEvaluator {
    *     null
    * @param partitions the same partitions with their tuples, for pushing the choice down into the
    *     scan; empty when {@code partitionPaths} is null
+   * @param totals table-wide counts from the same metadata (small files estimated from partition
+   *     averages; no dangling counts)
+   * @param health {@link HealthScore} of {@code totals}, 0–100
    */
   public record Evaluation(
       boolean needsPlan,
       String reason,
       Set<String> partitionPaths,
-      Map<PartitionKey, StructLike> partitions) {
+      Map<PartitionKey, StructLike> partitions,
+      PartitionStatistics totals,
+      int health) {
     /** Whether a partition is worth reading for a plan. */
     public boolean includes(PartitionKey key) {
       return partitionPaths == null || partitionPaths.contains(key.path());
@@ -53,17 +58,28 @@ public final class TableEvaluator {
   public static Evaluation evaluate(Table table, OptimizingPolicy policy) {
     Snapshot current = table.currentSnapshot();
     if (current == null) {
-      return new Evaluation(false, "the table has no snapshot yet", Set.of(), Map.of());
+      return new Evaluation(
+          false,
+          "the table has no snapshot yet",
+          Set.of(),
+          Map.of(),
+          PartitionStatistics.EMPTY,
+          100);
     }
     Map<String, String> summary = current.summary() == null ? Map.of() : current.summary();
     long dataFiles = number(summary, "total-data-files");
     long deleteFiles = number(summary, "total-delete-files");
     if (dataFiles >= 0 && deleteFiles == 0 && dataFiles <= 1) {
+      long records = Math.max(0, number(summary, "total-records"));
+      long bytes = Math.max(0, number(summary, "total-files-size"));
       return new Evaluation(
           false,
           "snapshot summary: " + dataFiles + " data file(s) and no delete files",
           Set.of(),
-          Map.of());
+          Map.of(),
+          new PartitionStatistics(
+              Math.max(0, dataFiles), 0, 0, Math.max(0, dataFiles), bytes, records, 0, 0, 0, 0, 0),
+          100);
     }
 
     Table partitions =
@@ -73,6 +89,14 @@ public final class TableEvaluator {
     Set<String> flagged = new HashSet<>();
     Map<PartitionKey, StructLike> tuples = new HashMap<>();
     int rows = 0;
+    long allFiles = 0;
+    long smallFileCount = 0;
+    long allBytes = 0;
+    long allRecords = 0;
+    long equalityFiles = 0;
+    long positionFiles = 0;
+    long equalityRecords = 0;
+    long positionRecords = 0;
     try (CloseableIterable<FileScanTask> tasks = partitions.newScan().planFiles()) {
       for (FileScanTask task : tasks) {
         try (CloseableIterable<StructLike> partitionRows = task.asDataTask().rows()) {
@@ -84,6 +108,16 @@ public final class TableEvaluator {
                 value(schema, row, "position_delete_file_count")
                     + value(schema, row, "equality_delete_file_count");
             boolean smallFiles = files >= 2 && bytes / Math.max(1, files) < policy.minTargetSize();
+            allFiles += files;
+            allBytes += bytes;
+            allRecords += value(schema, row, "record_count");
+            equalityFiles += value(schema, row, "equality_delete_file_count");
+            positionFiles += value(schema, row, "position_delete_file_count");
+            equalityRecords += value(schema, row, "equality_delete_record_count");
+            positionRecords += value(schema, row, "position_delete_record_count");
+            if (bytes / Math.max(1, files) < policy.minTargetSize()) {
+              smallFileCount += files;
+            }
             if (deletes > 0 || smallFiles) {
               if (partitioned) {
                 int specId = (int) value(schema, row, "spec_id");
@@ -101,6 +135,22 @@ public final class TableEvaluator {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the partitions of " + table.name(), e);
     }
+    // Estimated from per-partition averages: a partition whose files average below the minimum
+    // target size counts all its files as small (the plan later classifies each file exactly).
+    PartitionStatistics totals =
+        new PartitionStatistics(
+            allFiles,
+            smallFileCount,
+            0,
+            allFiles - smallFileCount,
+            allBytes,
+            allRecords,
+            equalityFiles,
+            positionFiles,
+            equalityRecords,
+            positionRecords,
+            0);
+    int health = HealthScore.of(totals, policy, Math.max(1, rows));
     if (flagged.isEmpty()) {
       return new Evaluation(
           false,
@@ -109,13 +159,17 @@ public final class TableEvaluator {
               + Sizes.format(policy.minTargetSize())
               + " (min-target-size-ratio × target-size)",
           Set.of(),
-          Map.of());
+          Map.of(),
+          totals,
+          health);
     }
     return new Evaluation(
         true,
         flagged.size() + " of " + rows + " partition(s) have delete files or small data files",
         partitioned ? flagged : null,
-        partitioned ? tuples : Map.of());
+        partitioned ? tuples : Map.of(),
+        totals,
+        health);
   }
 
   private static long number(Map<String, String> summary, String key) {

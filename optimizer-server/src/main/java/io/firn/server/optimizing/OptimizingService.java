@@ -6,6 +6,8 @@ import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.policy.PolicyFile;
+import io.firn.core.policy.PolicyFile.EffectivePolicy;
 import io.firn.core.protocol.Ack;
 import io.firn.core.protocol.CompleteRequest;
 import io.firn.core.protocol.FailRequest;
@@ -26,6 +28,8 @@ import io.firn.server.ServerCatalogs;
 import io.firn.server.StateStore;
 import io.firn.server.TableListener;
 import io.firn.server.TableRuntime;
+import io.firn.server.policy.PolicyDecisions;
+import io.firn.server.policy.PolicyRegistry;
 import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.commit.Committer;
 import io.firn.worker.executor.RewriteExecutor;
@@ -56,6 +60,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.apache.iceberg.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,10 +82,13 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   private static final long MAX_POLL_WAIT_MILLIS = 30_000;
   private static final String DEFAULT_GROUP = "default";
 
+  /** A worker of this group takes tasks of every group (the in-process worker). */
+  public static final String ANY_GROUP = "*";
+
   private final ServerCatalogs catalogs;
   private final StateStore store;
   private final OptimizingConfiguration config;
-  private final OptimizingPolicy policy;
+  private final Supplier<PolicyRegistry.LoadedPolicy> policies;
   private final Clock clock;
   private final MeterRegistry registry;
 
@@ -97,23 +105,48 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   private final Counter bytesRead;
   private final Counter bytesWritten;
   private final Timer taskDuration;
+  private final Map<String, Counter> deferred;
+  private final Counter maxDelayOverrides;
+  private final Set<String> groupGauges = new java.util.HashSet<>();
 
   private ScheduledExecutorService ticker;
   private ExecutorService planners;
   private ExecutorService committers;
   private int planning;
+  private final int tableSeriesLimit;
+  private int tableSeries;
 
   public OptimizingService(
       ServerCatalogs catalogs,
       StateStore store,
       OptimizingConfiguration config,
-      OptimizingPolicy policy,
+      Supplier<PolicyRegistry.LoadedPolicy> policies,
       Clock clock,
-      MeterRegistry registry) {
+      MeterRegistry registry,
+      int tableSeriesLimit) {
+    this.tableSeriesLimit = tableSeriesLimit;
     this.catalogs = catalogs;
     this.store = store;
     this.config = config;
-    this.policy = policy;
+    this.policies = policies;
+    this.deferred =
+        List.of("window", "group", "disabled").stream()
+            .collect(
+                java.util.stream.Collectors.toMap(
+                    r -> r,
+                    r ->
+                        Counter.builder("firn.work.deferred")
+                            .description(
+                                "Scheduling rounds in which a due table waited, by reason (window"
+                                    + " closed, group full, kind disabled)")
+                            .tag("reason", r)
+                            .register(registry)));
+    this.maxDelayOverrides =
+        Counter.builder("firn.max.delay.overrides")
+            .description(
+                "Minor optimizing started outside its windows because a critical table waited"
+                    + " longer than max-delay")
+            .register(registry);
     this.clock = clock;
     this.registry = registry;
     this.conflicts =
@@ -150,14 +183,11 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
           .tag("state", status.label())
           .register(registry);
     }
-    Gauge.builder("firn.workers", this, s -> s.workerCount())
-        .description("Registered workers that were seen within three lease times")
-        .tag("group", DEFAULT_GROUP)
+    Gauge.builder("firn.table.series.capped", this, s -> s.cappedTables())
+        .description(
+            "Watched tables without per-table series because metrics.tableSeriesLimit was reached")
         .register(registry);
-    Gauge.builder("firn.worker.slots", this, s -> s.slotCount())
-        .description("Task slots of the registered workers")
-        .tag("group", DEFAULT_GROUP)
-        .register(registry);
+    registerGroupMeters(DEFAULT_GROUP);
     for (String result : List.of("succeeded", "failed", "expired", "rejected")) {
       tasksCounter(result);
     }
@@ -196,6 +226,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
           save(table);
         }
         tables.put(table.qualified(), table);
+        registerTableMeters(table);
       }
     } finally {
       lock.unlock();
@@ -245,9 +276,14 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
             new TableState(
                 runtime.catalog(), runtime.namespace(), runtime.table(), clock.instant());
         tables.put(table.qualified(), table);
+        registerTableMeters(table);
       }
       table.snapshotId = runtime.snapshotId();
       table.evaluatedAt = runtime.evaluatedAt();
+      table.health = runtime.health();
+      table.dataFiles = runtime.dataFiles();
+      table.equalityDeleteFiles = runtime.equalityDeleteFiles();
+      table.positionDeleteFiles = runtime.positionDeleteFiles();
       if (!ownCommit && table.process == null) {
         table.needsPlan = runtime.needsPlan();
         table.reason = runtime.reason();
@@ -269,8 +305,15 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     lock.lock();
     try {
       TableState state = tables.remove(catalog + "." + namespace + "." + table);
-      if (state != null && state.process != null) {
-        cancel(state.process, "the table was dropped or is no longer watched");
+      if (state != null) {
+        state.meters.forEach(registry::remove);
+        if (!state.meters.isEmpty()) {
+          tableSeries--;
+        }
+        state.meters.clear();
+        if (state.process != null) {
+          cancel(state.process, "the table was dropped or is no longer watched");
+        }
       }
     } finally {
       lock.unlock();
@@ -311,7 +354,9 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   public OptimizingPlan preview(
       String catalog, String namespace, String table, OptimizingType type) {
     Table loaded = catalogs.load(catalog, namespace, table);
-    return new LocalOptimizer(policy, 1, line -> {}).plan(loaded, type, clock.instant());
+    OptimizingPolicy thresholds =
+        policies.get().policy().resolve(catalog + "." + namespace + "." + table).thresholds();
+    return new LocalOptimizer(thresholds, 1, line -> {}).plan(loaded, type, clock.instant());
   }
 
   /**
@@ -392,6 +437,49 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     }
   }
 
+  /**
+   * A policy window closed: processes whose kind of work has no open window left are cancelled when
+   * their policy says {@code on-window-close: cancel} (uncommitted output discarded; groups
+   * committed already stay), else they finish. Called by the window scheduler.
+   */
+  public void windowClosed(String window) {
+    PolicyRegistry.LoadedPolicy loaded = policies.get();
+    Instant now = clock.instant();
+    lock.lock();
+    try {
+      for (Process process : List.copyOf(processes.values())) {
+        if (process.type == OptimizingType.NONE || process.status != ProcessStatus.RUNNING) {
+          continue;
+        }
+        EffectivePolicy effective = loaded.policy().resolve(process.table.qualified());
+        PolicyFile.WorkKind kind =
+            PolicyFile.WorkKind.valueOf(process.type.name().toUpperCase(Locale.ROOT));
+        if (effective.work(kind).windows().stream().noneMatch(w -> w.name().equals(window))) {
+          continue;
+        }
+        PolicyDecisions.CloseAction action =
+            PolicyDecisions.atWindowClose(
+                effective, kind, loaded.calendar(), now, process.startedByOverride);
+        if (action == PolicyDecisions.CloseAction.CANCEL) {
+          LOG.info(
+              "{}: window {} closed; cancelling process {} (on-window-close: cancel)",
+              process.table.qualified(),
+              window,
+              process.id);
+          cancel(process, "window " + window + " closed (on-window-close: cancel)");
+        } else if (action == PolicyDecisions.CloseAction.FINISH) {
+          LOG.info(
+              "{}: window {} closed; process {} finishes its running work",
+              process.table.qualified(),
+              window,
+              process.id);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Registered workers. */
   public List<WorkerRecord> workers() {
     lock.lock();
@@ -441,6 +529,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
             now);
     lock.lock();
     try {
+      registerGroupMeters(group);
       workers.put(worker.id, worker);
       store.saveWorker(worker.record());
     } finally {
@@ -621,14 +710,33 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     return null;
   }
 
-  private TaskState nextTask(String group) {
+  /**
+   * The first ready task the worker's group may take ({@code *} takes every group) whose group has
+   * fewer leased tasks than its capacity. Under the lock.
+   */
+  private TaskState nextTask(String workerGroup) {
     Instant now = clock.instant();
+    Map<String, PolicyFile.Group> groups = policies.get().policy().groups();
+    Map<String, Integer> leased = new HashMap<>();
+    for (TaskState task : attempts.values()) {
+      if (task.status == TaskStatus.LEASED) {
+        leased.merge(task.group, 1, Integer::sum);
+      }
+    }
     for (int i = 0; i < queue.size(); i++) {
       TaskState task = queue.get(i);
-      if (task.group.equals(group) && (task.notBefore == null || !task.notBefore.isAfter(now))) {
-        queue.remove(i);
-        return task;
+      if (!workerGroup.equals(ANY_GROUP) && !task.group.equals(workerGroup)) {
+        continue;
       }
+      if (task.notBefore != null && task.notBefore.isAfter(now)) {
+        continue;
+      }
+      PolicyFile.Group limits = groups.get(task.group);
+      if (limits != null && leased.getOrDefault(task.group, 0) >= limits.capacity()) {
+        continue;
+      }
+      queue.remove(i);
+      return task;
     }
     return null;
   }
@@ -693,7 +801,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
 
   /** Expires leases and workers, then starts planning for due tables. Public for tests. */
   public void tick() {
-    List<TableState> toPlan = new ArrayList<>();
+    Map<TableState, Scheduling> chosen = new LinkedHashMap<>();
     lock.lock();
     try {
       Instant now = clock.instant();
@@ -747,44 +855,185 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
           due.add(table);
         }
       }
-      // Longest waiting first, so that no due table starves.
+      PolicyRegistry.LoadedPolicy loaded = policies.get();
+      for (String group : loaded.policy().groups().keySet()) {
+        registerGroupMeters(group);
+      }
+      Map<TableState, Scheduling> decisions = new HashMap<>();
+      for (TableState table : due) {
+        decisions.put(table, schedule(table, loaded, now));
+      }
+      // Highest score first: policy priority × health urgency, growing with the time waited, so
+      // that every due table eventually runs (DESIGN.md §4.3, ADR 0009).
       due.sort(
-          Comparator.comparing((TableState t) -> t.dueSince == null ? now : t.dueSince)
+          Comparator.comparingDouble((TableState t) -> -decisions.get(t).score())
               .thenComparing(TableState::qualified));
       int free = config.getMaxConcurrentProcesses() - processes.size() - planning;
+      Map<String, Integer> groupLoad = groupLoad();
       for (TableState table : due) {
-        if (free > 0) {
-          free--;
-          planning++;
-          setStatus(table, TableStatus.PLANNING);
-          save(table);
-          toPlan.add(table);
-        } else if (table.status != TableStatus.PENDING) {
-          setStatus(table, TableStatus.PENDING);
-          table.waitingFor =
+        Scheduling decision = decisions.get(table);
+        String waiting = null;
+        String reason = null;
+        if (decision.allowed().isEmpty() && table.requestedType == null) {
+          waiting = decision.why();
+          reason = decision.disabled() ? "disabled" : "window";
+        } else if (groupLoad.getOrDefault(decision.group().name(), 0)
+            >= decision.group().capacity()) {
+          waiting =
+              "group "
+                  + decision.group().name()
+                  + " is full (capacity "
+                  + decision.group().capacity()
+                  + " task(s))";
+          reason = "group";
+        } else if (free <= 0) {
+          waiting =
               "waiting for a free process slot ("
                   + processes.size()
                   + " running, optimizing.maxConcurrentProcesses = "
                   + config.getMaxConcurrentProcesses()
                   + ")";
-          save(table);
         }
+        if (waiting != null) {
+          if (reason != null) {
+            deferred.get(reason).increment();
+          }
+          boolean changed = !waiting.equals(table.waitingFor);
+          table.waitingFor = waiting;
+          if (table.status != TableStatus.PENDING || changed) {
+            setStatus(table, TableStatus.PENDING);
+            save(table);
+          }
+          continue;
+        }
+        if (decision.overrode()) {
+          maxDelayOverrides.increment();
+          LOG.warn(
+              "{}: minor optimizing starts outside its windows: health {} is critical and it"
+                  + " waited longer than max-delay ({})",
+              table.qualified(),
+              table.health,
+              decision.why());
+        }
+        free--;
+        planning++;
+        groupLoad.merge(decision.group().name(), 1, Integer::sum);
+        table.plannedGroup = decision.group().name();
+        table.rule = decision.effective().rule();
+        table.waitingFor = null;
+        setStatus(table, TableStatus.PLANNING);
+        save(table);
+        chosen.put(table, decision);
       }
     } finally {
       lock.unlock();
     }
-    for (TableState table : toPlan) {
-      planners.execute(() -> plan(table));
+    for (Map.Entry<TableState, Scheduling> entry : chosen.entrySet()) {
+      TableState table = entry.getKey();
+      Scheduling decision = entry.getValue();
+      planners.execute(
+          () -> plan(table, decision.effective(), decision.allowed(), decision.overrode()));
     }
   }
 
-  private void plan(TableState table) {
+  /** Health below this is critical: max-delay may let minor work run outside its windows. */
+  public static final int CRITICAL_HEALTH = 40;
+
+  /**
+   * What the policy says about a due table now.
+   *
+   * @param allowed the optimizing types whose windows are open (or that run any time)
+   * @param overrode minor is allowed only through max-delay
+   * @param disabled minor, major and full are all disabled
+   * @param why for people, when nothing is allowed: the first reason
+   * @param score scheduling order, higher first
+   */
+  record Scheduling(
+      EffectivePolicy effective,
+      PolicyFile.Group group,
+      Set<OptimizingType> allowed,
+      boolean overrode,
+      boolean disabled,
+      String why,
+      double score) {}
+
+  private Scheduling schedule(TableState table, PolicyRegistry.LoadedPolicy loaded, Instant now) {
+    EffectivePolicy effective = loaded.policy().resolve(table.qualified());
+    PolicyDecisions.TableState state =
+        new PolicyDecisions.TableState(table.health < CRITICAL_HEALTH, table.dueSince);
+    Set<OptimizingType> allowed = java.util.EnumSet.noneOf(OptimizingType.class);
+    boolean overrode = false;
+    boolean disabled = true;
+    String why = null;
+    boolean windowWhy = false;
+    for (PolicyFile.WorkKind kind :
+        List.of(PolicyFile.WorkKind.MINOR, PolicyFile.WorkKind.MAJOR, PolicyFile.WorkKind.FULL)) {
+      PolicyDecisions.Decision decision =
+          PolicyDecisions.mayStart(effective, kind, loaded.calendar(), now, state);
+      if (!(decision instanceof PolicyDecisions.Disabled)) {
+        disabled = false;
+      }
+      if (decision.mayStart()) {
+        allowed.add(OptimizingType.parse(kind.key()));
+        if (decision instanceof PolicyDecisions.MaxDelayOverride) {
+          overrode = true;
+          why = decision.reason();
+        }
+      } else if (why == null || (decision instanceof PolicyDecisions.WindowClosed && !windowWhy)) {
+        why = decision.reason();
+        windowWhy = decision instanceof PolicyDecisions.WindowClosed;
+      }
+    }
+    double waitedHours =
+        table.dueSince == null
+            ? 0
+            : Math.max(0, Duration.between(table.dueSince, now).toMinutes()) / 60.0;
+    double score = (effective.priority() + 1.0) * (101 - table.health) * (1 + waitedHours);
+    return new Scheduling(
+        effective,
+        effective.group(),
+        allowed,
+        overrode && allowed.size() == 1,
+        disabled,
+        why == null ? "" : why,
+        score);
+  }
+
+  /** Tasks queued or leased per group, and processes being planned. Under the lock. */
+  private Map<String, Integer> groupLoad() {
+    Map<String, Integer> load = new HashMap<>();
+    for (TaskState task : queue) {
+      load.merge(task.group, 1, Integer::sum);
+    }
+    for (TaskState task : attempts.values()) {
+      if (task.status == TaskStatus.LEASED) {
+        load.merge(task.group, 1, Integer::sum);
+      }
+    }
+    for (TableState table : tables.values()) {
+      if (table.status == TableStatus.PLANNING && table.plannedGroup != null) {
+        load.merge(table.plannedGroup, 1, Integer::sum);
+      }
+    }
+    return load;
+  }
+
+  private void plan(
+      TableState table,
+      EffectivePolicy effective,
+      Set<OptimizingType> allowed,
+      boolean startedByOverride) {
     OptimizingType requested;
     lock.lock();
     try {
       requested = table.requestedType;
     } finally {
       lock.unlock();
+    }
+    OptimizingPolicy policy = effective.thresholds();
+    if (!allowed.contains(OptimizingType.FULL) && policy.fullByInterval()) {
+      // Full work may not start now: plan minor/major instead of holding the partition back.
+      policy = policy.withOverrides(Map.of("full.trigger.interval", "off"));
     }
     Table loaded;
     OptimizingPlan plan;
@@ -796,6 +1045,9 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
           requested == null
               ? optimizer.planFromCheapSignals(loaded, now)
               : optimizer.plan(loaded, requested, now);
+      if (requested == null) {
+        plan = Windows.restrict(plan, allowed);
+      }
     } catch (UnsupportedTableException e) {
       planningFailed(table, e.getMessage(), true);
       return;
@@ -808,6 +1060,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     Process process = null;
     if (plan.hasWork()) {
       process = new Process(RewriteExecutor.newOperationId(), table, loaded, plan, now, requested);
+      process.startedByOverride = startedByOverride;
       String identifier = table.namespace + "." + table.table;
       for (PartitionPlan partition : plan.duePartitions()) {
         for (RewriteTask task : partition.tasks()) {
@@ -822,7 +1075,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
                   plan.snapshotId(),
                   plan.sequenceNumber(),
                   policy.equalityDeleteBloomThreshold());
-          TaskState state = new TaskState(process, task, assignment, DEFAULT_GROUP);
+          TaskState state = new TaskState(process, task, assignment, effective.group().name());
           process.tasks.put(task.id(), state);
           tasks.add(state);
         }
@@ -832,6 +1085,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     lock.lock();
     try {
       planning--;
+      table.plannedGroup = null;
       table.requestedType = null;
       if (process == null) {
         table.needsPlan = false;
@@ -872,6 +1126,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     lock.lock();
     try {
       planning--;
+      table.plannedGroup = null;
       table.requestedType = null;
       table.failures++;
       table.reason = message;
@@ -1203,19 +1458,100 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     }
   }
 
-  private double workerCount() {
+  /** Per-table series, up to the limit (label cardinality stays bounded). Under the lock. */
+  private void registerTableMeters(TableState table) {
+    if (tableSeries >= tableSeriesLimit) {
+      return;
+    }
+    tableSeries++;
+    List<io.micrometer.core.instrument.Tag> tags =
+        List.of(
+            io.micrometer.core.instrument.Tag.of("catalog", table.catalog),
+            io.micrometer.core.instrument.Tag.of("namespace", table.namespace),
+            io.micrometer.core.instrument.Tag.of("table", table.table));
+    table.meters.add(
+        Gauge.builder("firn.table.health", table, t -> t.health)
+            .description("Table health 0-100 from cheap signals (100: nothing to optimize)")
+            .tags(tags)
+            .register(registry));
+    table.meters.add(
+        Gauge.builder("firn.table.data.files", table, t -> t.dataFiles)
+            .description("Live data files of the table at its last evaluation")
+            .tags(tags)
+            .register(registry));
+    table.meters.add(
+        Gauge.builder("firn.table.delete.files", table, t -> t.equalityDeleteFiles)
+            .description("Live delete files of the table at its last evaluation, by type")
+            .tags(tags)
+            .tag("type", "equality")
+            .register(registry));
+    table.meters.add(
+        Gauge.builder("firn.table.delete.files", table, t -> t.positionDeleteFiles)
+            .description("Live delete files of the table at its last evaluation, by type")
+            .tags(tags)
+            .tag("type", "position")
+            .register(registry));
+    table.meters.add(
+        Gauge.builder("firn.table.optimizing.lag", table, t -> t.lagSeconds(clock.instant()))
+            .description("How long the table has been due for optimizing (0 when not due)")
+            .baseUnit("seconds")
+            .tags(tags)
+            .register(registry));
+  }
+
+  private double cappedTables() {
     lock.lock();
     try {
-      return workers.size();
+      return tables.values().stream().filter(t -> t.meters.isEmpty()).count();
     } finally {
       lock.unlock();
     }
   }
 
-  private double slotCount() {
+  /** Series per optimizer group: workers, slots, backlog. Once per group name. */
+  private void registerGroupMeters(String group) {
+    if (!groupGauges.add(group)) {
+      return;
+    }
+    Gauge.builder("firn.workers", this, s -> s.workerCount(group))
+        .description("Registered workers that were seen within three lease times, per group")
+        .tag("group", group)
+        .register(registry);
+    Gauge.builder("firn.worker.slots", this, s -> s.slotCount(group))
+        .description("Task slots of the registered workers, per group")
+        .tag("group", group)
+        .register(registry);
+    Gauge.builder("firn.group.backlog.tasks", this, s -> s.backlog(group))
+        .description("Optimizing tasks of the group waiting for a worker")
+        .tag("group", group)
+        .register(registry);
+  }
+
+  private double workerCount(String group) {
     lock.lock();
     try {
-      return workers.values().stream().mapToInt(w -> w.slots).sum();
+      return workers.values().stream().filter(w -> w.group.equals(group)).count();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private double slotCount(String group) {
+    lock.lock();
+    try {
+      return workers.values().stream()
+          .filter(w -> w.group.equals(group))
+          .mapToInt(w -> w.slots)
+          .sum();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private double backlog(String group) {
+    lock.lock();
+    try {
+      return queue.stream().filter(t -> t.group.equals(group)).count();
     } finally {
       lock.unlock();
     }
@@ -1258,7 +1594,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     final String namespace;
     final String table;
     Long snapshotId;
-    boolean needsPlan;
+    volatile boolean needsPlan;
     String reason = "not evaluated yet";
     Instant evaluatedAt;
     TableStatus status = TableStatus.IDLE;
@@ -1268,11 +1604,18 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     Instant parkedUntil;
     int failures;
     String lastProcessId;
-    Instant dueSince;
+    volatile Instant dueSince;
     Instant retryAfter;
     String waitingFor;
     OptimizingType requestedType;
     Process process;
+    volatile int health = 100;
+    String plannedGroup;
+    String rule;
+    volatile long dataFiles;
+    volatile long equalityDeleteFiles;
+    volatile long positionDeleteFiles;
+    final List<io.micrometer.core.instrument.Meter> meters = new ArrayList<>();
 
     TableState(String catalog, String namespace, String table, Instant now) {
       this.catalog = catalog;
@@ -1295,6 +1638,10 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
       state.failures = r.failures();
       state.lastProcessId = r.lastProcessId();
       state.dueSince = r.needsPlan() ? r.evaluatedAt() : null;
+      state.health = r.health();
+      state.dataFiles = r.dataFiles();
+      state.equalityDeleteFiles = r.equalityDeleteFiles();
+      state.positionDeleteFiles = r.positionDeleteFiles();
       return state;
     }
 
@@ -1318,7 +1665,19 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
           parkedReason,
           parkedUntil,
           failures,
-          lastProcessId);
+          lastProcessId,
+          health,
+          dataFiles,
+          equalityDeleteFiles,
+          positionDeleteFiles);
+    }
+
+    /** Seconds this table has been due (0 when not due): the optimizing lag. */
+    double lagSeconds(Instant now) {
+      Instant due = dueSince;
+      return needsPlan && due != null
+          ? Math.max(0, Duration.between(due, now).toMillis() / 1e3)
+          : 0;
     }
   }
 
@@ -1341,6 +1700,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     String message = "running";
     boolean commitScheduled;
     boolean finishing;
+    boolean startedByOverride;
     long rowsWritten;
     long bytesRead;
     long bytesWritten;

@@ -13,6 +13,10 @@ import org.jspecify.annotations.Nullable;
  * @param parkedUntil when a parked table is tried again; null when not parked
  * @param failures consecutive processes that failed
  * @param lastProcessId the last process, null before the first
+ * @param health 0–100 from the last evaluation (100: nothing to optimize)
+ * @param dataFiles live data files at the last evaluation
+ * @param equalityDeleteFiles live equality-delete files at the last evaluation
+ * @param positionDeleteFiles live position-delete files at the last evaluation
  */
 public record TableStateRecord(
     String catalog,
@@ -28,4 +32,8 @@ public record TableStateRecord(
     @Nullable String parkedReason,
     @Nullable Instant parkedUntil,
     int failures,
-    @Nullable String lastProcessId) {}
+    @Nullable String lastProcessId,
+    int health,
+    long dataFiles,
+    long equalityDeleteFiles,
+    long positionDeleteFiles) {}

@@ -250,7 +250,7 @@ class OptimizingServerIT {
         .contains("firn_optimizing_processes_total{result=\"succeeded\",type=\"minor\"}")
         .contains("firn_optimizing_tasks_total{result=\"succeeded\"}")
         .contains("firn_queue_tasks{state=\"pending\"} 0.0")
-        .contains("firn_workers{group=\"default\"} 1.0")
+        .contains("firn_workers{group=\"*\"} 1.0")
         .contains("firn_tables{state=\"idle\"}")
         .contains("firn_optimizing_read_bytes_total")
         .contains("firn_commit_conflicts_total");

@@ -1,0 +1,146 @@
+package io.firn.server.optimizing;
+
+import io.dropwizard.util.Duration;
+import io.firn.core.catalog.CatalogSettings;
+import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.policy.PolicyFile;
+import io.firn.core.policy.PolicyParser;
+import io.firn.core.table.TableEvaluator;
+import io.firn.server.OptimizingConfiguration;
+import io.firn.server.ServerCatalogs;
+import io.firn.server.StateStore;
+import io.firn.server.TableRuntime;
+import io.firn.server.policy.PolicyRegistry;
+import io.firn.server.policy.WindowCalendar;
+import io.firn.testkit.CdcTableGenerator;
+import io.firn.testkit.CdcTableSpec;
+import io.firn.testkit.GeneratedTable;
+import io.firn.worker.remote.Worker;
+import io.firn.worker.remote.WorkerSettings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+
+/**
+ * An {@link OptimizingService} over a SQLite JDBC catalog and an in-memory H2 store, with a policy
+ * from a YAML string and a clock the test moves. Tables are fed to it the way the watcher does.
+ */
+final class ServiceHarness implements AutoCloseable {
+  final MutableClock clock;
+  final JdbcCatalog catalog;
+  final StateStore store;
+  final ServerCatalogs catalogs;
+  final OptimizingService service;
+  final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final PolicyRegistry.LoadedPolicy policy;
+  private Worker worker;
+
+  ServiceHarness(Path dir, String policyYaml, Instant start) {
+    this.clock = new MutableClock(start);
+    String uri = "jdbc:sqlite:" + dir.resolve("catalog.db");
+    String warehouse = dir.resolve("warehouse").toString();
+    this.catalog =
+        (JdbcCatalog)
+            CatalogUtil.buildIcebergCatalog(
+                "lake",
+                Map.of("type", "jdbc", "uri", uri, "warehouse", warehouse),
+                new Configuration());
+    this.store = StateStore.open("jdbc:h2:mem:" + UUID.randomUUID(), null, null);
+    this.catalogs =
+        new ServerCatalogs(List.of(new CatalogSettings("lake", "jdbc", uri, warehouse, Map.of())));
+    PolicyFile parsed =
+        PolicyParser.parse("test-policy.yaml", policyYaml, WindowCalendar::cronProblem);
+    this.policy = new PolicyRegistry.LoadedPolicy(parsed, WindowCalendar.of(parsed), start);
+    OptimizingConfiguration config = new OptimizingConfiguration();
+    config.setLocalWorkerThreads(0);
+    config.setLease(Duration.seconds(30));
+    config.setRetryBackoff(Duration.milliseconds(100));
+    this.service =
+        new OptimizingService(catalogs, store, config, () -> policy, clock, registry, 100);
+    service.start();
+  }
+
+  GeneratedTable generate(String name, CdcTableSpec spec) {
+    return CdcTableGenerator.generate(catalog, TableIdentifier.of("db", name), spec);
+  }
+
+  /** Evaluates a table with cheap signals and tells the service, as the watcher does. */
+  TableRuntime evaluate(String name) {
+    Table table = catalog.loadTable(TableIdentifier.of("db", name));
+    TableEvaluator.Evaluation evaluation =
+        TableEvaluator.evaluate(table, OptimizingPolicy.DEFAULTS);
+    TableRuntime runtime =
+        new TableRuntime(
+            "lake",
+            "db",
+            name,
+            table.currentSnapshot().snapshotId(),
+            evaluation.needsPlan(),
+            evaluation.reason(),
+            clock.instant(),
+            evaluation.health(),
+            evaluation.totals().dataFiles(),
+            evaluation.totals().equalityDeleteFiles(),
+            evaluation.totals().positionDeleteFiles());
+    store.save(runtime);
+    service.evaluated(runtime, false);
+    return runtime;
+  }
+
+  TableStateRecord state(String name) {
+    return service.table("lake", "db", name);
+  }
+
+  ProcessRecord lastProcess(String name) {
+    List<ProcessRecord> processes = store.processes("lake", "db", name, 1);
+    return processes.isEmpty() ? null : processes.get(0);
+  }
+
+  List<ProcessRecord> processes(String name) {
+    return store.processes("lake", "db", name, 1000);
+  }
+
+  Table table(String name) {
+    return catalog.loadTable(TableIdentifier.of("db", name));
+  }
+
+  /** Starts a worker calling the service directly, with the given slots. */
+  void startWorker(int slots) {
+    worker =
+        new Worker(
+            service,
+            new WorkerSettings(
+                "test-worker",
+                OptimizingService.ANY_GROUP,
+                slots,
+                "local",
+                "test",
+                java.time.Duration.ofMillis(500),
+                java.time.Duration.ofSeconds(30)));
+    worker.start();
+  }
+
+  void stopWorker() throws InterruptedException {
+    if (worker != null) {
+      worker.close();
+      worker = null;
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    stopWorker();
+    service.stop();
+    catalogs.close();
+    store.close();
+    catalog.close();
+  }
+}
