@@ -1,0 +1,64 @@
+package io.firn.worker.spark;
+
+import io.firn.worker.remote.HttpWorkerProtocol;
+import java.net.URI;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.util.ShutdownHookManager;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * {@code spark-submit --class io.firn.worker.spark.SparkWorkerApp
+ * firn-worker-spark-<version>-app.jar --server URL [--slots N] ...}: runs until the application is
+ * stopped (SIGTERM to the driver, or the cluster manager), then stops polling and drains running
+ * tasks for up to {@code --drain-seconds} before Spark shuts down. A thin shell over {@link
+ * SparkWorker}.
+ */
+public final class SparkWorkerApp {
+  /** Above Spark's own shutdown hook (FileSystem priority + 30), so draining happens first. */
+  private static final int SHUTDOWN_PRIORITY = 50;
+
+  private SparkWorkerApp() {}
+
+  public static void main(String[] args) throws Exception {
+    WorkerOptions options;
+    try {
+      options = WorkerOptions.parse(args, System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println("error: " + e.getMessage());
+      System.err.println(WorkerOptions.USAGE);
+      System.exit(1);
+      return;
+    }
+    SparkSession session = SparkSession.builder().appName("firn-worker").getOrCreate();
+    JavaSparkContext spark = JavaSparkContext.fromSparkContext(session.sparkContext());
+    int slots = options.slots() > 0 ? options.slots() : spark.defaultParallelism();
+    SparkWorker worker =
+        new SparkWorker(
+            spark,
+            new HttpWorkerProtocol(URI.create(options.server()), options.token()),
+            options,
+            slots);
+    CountDownLatch stopped = new CountDownLatch(1);
+    ShutdownHookManager.get()
+        .addShutdownHook(
+            () -> {
+              try {
+                worker.close();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              } finally {
+                stopped.countDown();
+              }
+            },
+            SHUTDOWN_PRIORITY,
+            options.drain().toSeconds() + 30,
+            TimeUnit.SECONDS);
+    System.out.printf(
+        "firn worker on Spark %s (%s): %d slot(s), group %s, server %s%n",
+        spark.version(), spark.sc().applicationId(), slots, options.group(), options.server());
+    worker.start();
+    stopped.await();
+  }
+}

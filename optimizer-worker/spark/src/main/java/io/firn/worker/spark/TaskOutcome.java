@@ -1,0 +1,12 @@
+package io.firn.worker.spark;
+
+import java.io.Serializable;
+
+/**
+ * What one Spark task sends back to the driver: the completion as protocol JSON, or why it failed.
+ * Strings only, so no Iceberg object crosses Spark's Java serialization (DESIGN.md §4.2).
+ *
+ * @param complete a {@code CompleteRequest} as JSON; null when the rewrite failed
+ * @param failure the exception, for the server's failure report; null when it succeeded
+ */
+record TaskOutcome(String complete, String failure) implements Serializable {}

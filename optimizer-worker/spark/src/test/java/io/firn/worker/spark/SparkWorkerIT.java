@@ -1,0 +1,243 @@
+package io.firn.worker.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.firn.testkit.CdcTableSpec;
+import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.RowSets;
+import io.firn.worker.remote.HttpWorkerProtocol;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The optimizer server (child JVM, no local worker threads) and the Spark worker. (1) The worker
+ * application runs as its own JVM ({@code local[1]}) and is killed (SIGKILL) while an executor
+ * writes the big table's new data file: nothing of that attempt is handed in, its lease expires.
+ * (2) A worker on a {@code local[2]} Spark session in this JVM then optimizes every table, the big
+ * one included, to below its triggers; rows are unchanged (Iceberg generics) and no file of the
+ * killed attempt is committed.
+ */
+class SparkWorkerIT {
+  private static final String OPTIMIZING =
+      """
+        localWorkerThreads: 0
+        lease: 4s
+        heartbeatInterval: 500ms
+        retryBackoff: 500ms
+      """;
+
+  @Test
+  void killedApplicationsAttemptIsRedoneAndTheNextOneOptimizesEveryTableWithRowsUnchanged()
+      throws Exception {
+    try (ServerProcess server = new ServerProcess()) {
+      Map<String, GeneratedTable> tables = new LinkedHashMap<>();
+      tables.put(
+          "big",
+          server.generate(
+              "db", "big", new CdcTableSpec(200_000, 12, 0.1, 0.02, 0.02, 0, 5L, false, false)));
+      for (int i = 0; i < 3; i++) {
+        tables.put(
+            "t" + i,
+            server.generate(
+                "db",
+                "t" + i,
+                new CdcTableSpec(1_500, 8, 0.05, 0.02, 0.02, i * 2, 100L + i, i == 1, false)));
+      }
+      server.start(OPTIMIZING);
+      String api = server.api();
+
+      // (1) The application in its own JVM, killed while an executor writes the big table's file.
+      await().atMost(60, TimeUnit.SECONDS).until(() -> bigProcess(api) != null);
+      String process = bigProcess(api);
+      Process killed = startApplication(server, server.dir.resolve("spark-worker-a.log"));
+      Set<String> deadAttempts = new HashSet<>();
+      try {
+        await()
+            .atMost(3, TimeUnit.MINUTES)
+            .pollInterval(Duration.ofMillis(20))
+            .until(
+                () -> {
+                  if (!killed.isAlive()) {
+                    throw new IllegalStateException(
+                        "the Spark worker application exited with "
+                            + killed.exitValue()
+                            + ": "
+                            + Files.readString(server.dir.resolve("spark-worker-a.log")));
+                  }
+                  for (Map<String, Object> task : tasks(api, process)) {
+                    String attempt = (String) task.get("attemptId");
+                    if ("leased".equals(task.get("status")) && writing(server, attempt)) {
+                      deadAttempts.add(attempt);
+                    }
+                  }
+                  return !deadAttempts.isEmpty();
+                });
+      } finally {
+        killed.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
+      assertThat(tasks(api, process))
+          .as("the killed attempt was not handed in")
+          .noneSatisfy(
+              t ->
+                  assertThat(
+                          deadAttempts.contains((String) t.get("attemptId"))
+                              && "committed".equals(t.get("status")))
+                      .isTrue());
+
+      // (2) A local[2] application: everything gets optimized, the dead attempt's task included.
+      SparkSession session =
+          SparkSession.builder()
+              .master("local[2]")
+              .appName("firn-worker-it")
+              .config("spark.ui.enabled", "false")
+              .getOrCreate();
+      WorkerOptions options =
+          WorkerOptions.parse(
+              new String[] {"--server", server.url(), "--poll-seconds", "2", "--name", "it"},
+              Map.of("FIRN_WORKER_TOKEN", ServerProcess.WORKER_TOKEN));
+      JavaSparkContext spark = JavaSparkContext.fromSparkContext(session.sparkContext());
+      SparkWorker worker =
+          new SparkWorker(
+              spark,
+              new HttpWorkerProtocol(URI.create(server.url()), options.token()),
+              options,
+              spark.defaultParallelism());
+      worker.start();
+      try {
+        await()
+            .atMost(4, TimeUnit.MINUTES)
+            .pollInterval(Duration.ofMillis(500))
+            .untilAsserted(
+                () -> {
+                  List<Map<String, Object>> states = Http.list(api + "/tables");
+                  assertThat(states).hasSize(tables.size());
+                  assertThat(states)
+                      .allSatisfy(
+                          t ->
+                              assertThat(t)
+                                  .as("%s", t)
+                                  .containsEntry("status", "idle")
+                                  .containsEntry("needsPlan", false));
+                  assertThat(process(api, process)).containsEntry("status", "succeeded");
+                });
+        assertThat(worker.completed()).isPositive();
+        assertThat(tasks(api, process))
+            .as("the killed attempt's task was redone")
+            .anySatisfy(t -> assertThat((Integer) t.get("attempts")).isGreaterThanOrEqualTo(2))
+            .allSatisfy(t -> assertThat(deadAttempts).doesNotContain((String) t.get("attemptId")));
+        for (Map.Entry<String, GeneratedTable> entry : tables.entrySet()) {
+          String name = entry.getKey();
+          assertThat(Http.list(api + "/processes?table=lake.db." + name))
+              .as("processes of db.%s", name)
+              .isNotEmpty()
+              .allSatisfy(p -> assertThat(p).containsEntry("status", "succeeded"));
+          Table table = server.catalog.loadTable(TableIdentifier.of("db", name));
+          assertThat(RowSets.read(table))
+              .as("rows of db.%s", name)
+              .isEqualTo(RowSets.of(entry.getValue().writer().expected().values(), table.schema()));
+          for (String file : files(table)) {
+            for (String attempt : deadAttempts) {
+              assertThat(file).as("no output of the killed attempt").doesNotContain(attempt);
+            }
+          }
+        }
+        assertThat(Http.list(api + "/workers"))
+            .as("both applications registered as spark workers")
+            .allSatisfy(
+                w ->
+                    assertThat(w)
+                        .containsEntry("engine", "spark")
+                        .containsEntry("engineVersion", "4.0.4")
+                        .containsEntry("group", "default"))
+            .anySatisfy(w -> assertThat(w).containsEntry("slots", 2))
+            .anySatisfy(w -> assertThat(w).containsEntry("slots", 1));
+      } finally {
+        worker.close();
+        session.stop();
+      }
+    }
+  }
+
+  /** {@code SparkWorkerApp} with {@code local[1]} in a JVM of its own, as spark-submit runs it. */
+  private static Process startApplication(ServerProcess server, Path log) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx1g");
+    command.addAll(
+        Arrays.asList(System.getProperty("firn.spark.jvm.options", "").trim().split("\\s+")));
+    command.add("-Djava.io.tmpdir=" + server.dir);
+    command.add("-Dspark.master=local[1]");
+    command.add("-Dspark.ui.enabled=false");
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(SparkWorkerApp.class.getName());
+    command.addAll(List.of("--server", server.url(), "--poll-seconds", "2", "--name", "killed"));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.redirectOutput(log.toFile());
+    builder.environment().put("FIRN_WORKER_TOKEN", ServerProcess.WORKER_TOKEN);
+    builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    return builder.start();
+  }
+
+  /** Output files of an attempt carry its id in their names. */
+  private static boolean writing(ServerProcess server, String attempt) throws IOException {
+    Path data = server.dir.resolve("warehouse/db/big/data");
+    if (!Files.isDirectory(data)) {
+      return false;
+    }
+    try (Stream<Path> files = Files.walk(data)) {
+      return files.anyMatch(f -> f.getFileName().toString().contains(attempt));
+    }
+  }
+
+  private static String bigProcess(String api) {
+    for (Map<String, Object> table : Http.list(api + "/tables")) {
+      if ("big".equals(table.get("table")) && table.get("lastProcessId") != null) {
+        return (String) table.get("lastProcessId");
+      }
+    }
+    return null;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> process(String api, String id) {
+    return (Map<String, Object>) Http.map(api + "/processes/" + id).get("process");
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> tasks(String api, String id) {
+    return (List<Map<String, Object>>) Http.map(api + "/processes/" + id).get("tasks");
+  }
+
+  private static Set<String> files(Table table) throws Exception {
+    table.refresh();
+    Set<String> files = new HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        files.add(task.file().location());
+        task.deletes().forEach(d -> files.add(d.location()));
+      }
+    }
+    return files;
+  }
+}
