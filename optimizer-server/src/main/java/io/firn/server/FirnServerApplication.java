@@ -98,7 +98,8 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
             store,
             configuration.getWatch().getInterval().toJavaDuration(),
             Clock.systemUTC(),
-            registry);
+            registry,
+            configuration.getWatch().getThreads());
     PoliciesConfiguration policyConfig = configuration.getPolicies();
     PolicyRegistry policyRegistry =
         policyConfig.getPath() == null

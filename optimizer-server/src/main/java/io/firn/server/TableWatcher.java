@@ -21,7 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +61,7 @@ public final class TableWatcher implements Managed {
   private final Map<String, TableRuntime> tables = new ConcurrentHashMap<>();
   private final Timer watchDuration;
   private ScheduledExecutorService executor;
+  private final ExecutorService evaluators;
   private ScheduledFuture<?> schedule;
   private volatile TableListener listener = TableListener.NONE;
 
@@ -67,7 +71,16 @@ public final class TableWatcher implements Managed {
       StateStore store,
       Duration interval,
       Clock clock,
-      MeterRegistry registry) {
+      MeterRegistry registry,
+      int threads) {
+    this.evaluators =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread thread = new Thread(r, "firn-table-evaluator");
+              thread.setDaemon(true);
+              return thread;
+            });
     this.connections = connections;
     this.catalogs = connections.settings();
     this.patterns = patterns;
@@ -118,6 +131,7 @@ public final class TableWatcher implements Managed {
         LOG.warn("the table watcher did not stop within 30 s");
       }
     }
+    evaluators.shutdownNow();
   }
 
   /** Who hears about evaluations and forgotten tables; set before {@link #start()}. */
@@ -181,6 +195,7 @@ public final class TableWatcher implements Managed {
       return;
     }
     Set<String> seen = new HashSet<>();
+    List<Future<?>> pending = new ArrayList<>();
     for (TableIdentifier id : identifiers) {
       String namespace = id.namespace().toString();
       String qualified = settings.name() + "." + namespace + "." + id.name();
@@ -188,7 +203,18 @@ public final class TableWatcher implements Managed {
         continue;
       }
       seen.add(qualified);
-      watchTable(settings.name(), catalog, id, namespace, qualified);
+      pending.add(
+          evaluators.submit(() -> watchTable(settings.name(), catalog, id, namespace, qualified)));
+    }
+    for (Future<?> future : pending) {
+      try {
+        future.get();
+      } catch (ExecutionException e) {
+        LOG.warn("watching a table of {} failed: {}", settings.name(), e.getCause().toString());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
     for (TableRuntime known : List.copyOf(tables.values())) {
       if (known.catalog().equals(settings.name()) && !seen.contains(known.qualifiedName())) {

@@ -6,8 +6,26 @@ import io.dropwizard.validation.MinDuration;
 import jakarta.validation.constraints.NotNull;
 import java.util.concurrent.TimeUnit;
 
-/** {@code watch:} how often the snapshot watcher lists the catalogs. */
+/**
+ * {@code watch:} how often the snapshot watcher lists the catalogs, and how many tables it loads
+ * and evaluates at once ({@code threads}; a round over many tables is bound by catalog round
+ * trips).
+ */
 public class WatchConfiguration {
+  @jakarta.validation.constraints.Min(1)
+  @jakarta.validation.constraints.Max(256)
+  private int threads = 4;
+
+  @JsonProperty
+  public int getThreads() {
+    return threads;
+  }
+
+  @JsonProperty
+  public void setThreads(int threads) {
+    this.threads = threads;
+  }
+
   @NotNull
   @MinDuration(value = 10, unit = TimeUnit.MILLISECONDS)
   private Duration interval = Duration.seconds(30);

@@ -87,7 +87,8 @@ class TableWatcherTest {
         store,
         Duration.ofMinutes(1),
         clock,
-        registry);
+        registry,
+        2);
   }
 
   private static double evaluations(MeterRegistry registry) {

@@ -97,6 +97,10 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   private final Map<String, TableState> tables = new LinkedHashMap<>();
   private final Map<String, Process> processes = new LinkedHashMap<>();
   private final Map<String, TaskState> attempts = new HashMap<>();
+
+  /** Attempts that failed or expired while their process runs: to say why a late call is stale. */
+  private final Map<String, TaskState> pastAttempts = new HashMap<>();
+
   private final List<TaskState> queue = new ArrayList<>();
   private final Map<String, WorkerState> workers = new LinkedHashMap<>();
 
@@ -611,7 +615,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     TaskState task;
     lock.lock();
     try {
-      task = attempts.get(request.attemptId());
+      task = attempt(request.attemptId());
       if (task != null
           && task.status == TaskStatus.SUCCEEDED
           && request.attemptId().equals(task.attemptId)) {
@@ -668,7 +672,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     WorkerProtocol.checkVersion(request.protocolVersion(), "fail");
     lock.lock();
     try {
-      TaskState task = attempts.get(request.attemptId());
+      TaskState task = attempt(request.attemptId());
       String stale = staleness(task, request.attemptId());
       if (stale != null) {
         return Ack.rejected(stale);
@@ -678,6 +682,12 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     } finally {
       lock.unlock();
     }
+  }
+
+  /** The task of a live or past attempt, or null. Under the lock. */
+  private TaskState attempt(String attemptId) {
+    TaskState task = attempts.get(attemptId);
+    return task != null ? task : pastAttempts.get(attemptId);
   }
 
   private WorkerState worker(String workerId) {
@@ -758,6 +768,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
 
   private void attemptFailed(TaskState task, String message) {
     attempts.remove(task.attemptId);
+    pastAttempts.put(task.attemptId, task);
     task.message = message;
     if (task.attempts >= config.getMaxAttempts()) {
       tasksCounter("failed").increment();
@@ -1362,6 +1373,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     process.status = status;
     process.message = message;
     processes.remove(process.id);
+    pastAttempts.values().removeIf(t -> t.process == process);
     for (TaskState task : process.tasks.values()) {
       if (task.attemptId != null) {
         attempts.remove(task.attemptId);

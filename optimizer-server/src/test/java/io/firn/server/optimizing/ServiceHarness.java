@@ -44,6 +44,14 @@ final class ServiceHarness implements AutoCloseable {
   private Worker worker;
 
   ServiceHarness(Path dir, String policyYaml, Instant start) {
+    this(dir, policyYaml, start, config -> {});
+  }
+
+  ServiceHarness(
+      Path dir,
+      String policyYaml,
+      Instant start,
+      java.util.function.Consumer<OptimizingConfiguration> configure) {
     this.clock = new MutableClock(start);
     String uri = "jdbc:sqlite:" + dir.resolve("catalog.db");
     String warehouse = dir.resolve("warehouse").toString();
@@ -63,6 +71,7 @@ final class ServiceHarness implements AutoCloseable {
     config.setLocalWorkerThreads(0);
     config.setLease(Duration.seconds(30));
     config.setRetryBackoff(Duration.milliseconds(100));
+    configure.accept(config);
     this.service =
         new OptimizingService(catalogs, store, config, () -> policy, clock, registry, 100);
     service.start();
