@@ -1,0 +1,48 @@
+package io.firn.worker.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SparkWorkerOptionsTest {
+  @Test
+  void defaultsAndTokenFromTheEnvironment() {
+    assertThat(
+            WorkerOptions.parse(
+                new String[] {"--server", "http://firn:8080"}, Map.of("FIRN_WORKER_TOKEN", "t")))
+        .isEqualTo(
+            new WorkerOptions(
+                "http://firn:8080",
+                "t",
+                "default",
+                0,
+                "spark",
+                Duration.ofSeconds(120),
+                Duration.ofSeconds(20)));
+  }
+
+  @Test
+  void rejectsUnknownOptionsAndMissingToken() {
+    assertThatThrownBy(
+            () ->
+                WorkerOptions.parse(
+                    new String[] {"--server", "http://f", "--master", "x"}, Map.of()))
+        .hasMessage(
+            "unknown option --master; known options: --drain-seconds, --group, --name,"
+                + " --poll-seconds, --server, --slots, --token");
+    assertThatThrownBy(() -> WorkerOptions.parse(new String[] {"--server", "http://f"}, Map.of()))
+        .hasMessage(
+            "no worker token: set FIRN_WORKER_TOKEN (or --token) to the server's auth.workerToken");
+  }
+
+  @Test
+  void aTaskThatCannotBeReadIsAFailureOutcomeNotAFailedSparkTask() {
+    TaskOutcome outcome = new RewriteFunction("w-1", "[]").call("{not json");
+    assertThat(outcome.complete()).isNull();
+    assertThat(outcome.failure()).startsWith("com.fasterxml.jackson.core.JsonParseException");
+    assertThat(RewriteFunction.taskNumber("firn-abc/7")).isEqualTo(7);
+  }
+}
