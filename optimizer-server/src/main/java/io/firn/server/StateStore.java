@@ -378,51 +378,68 @@ public final class StateStore implements AutoCloseable {
 
   /** Inserts or replaces a process row. */
   public synchronized void saveProcess(ProcessRecord p) {
+    inTransaction(
+        "save process " + p.processId(),
+        () -> {
+          try (PreparedStatement delete =
+                  connection.prepareStatement(
+                      "DELETE FROM optimizing_process WHERE process_id = ?");
+              PreparedStatement insert =
+                  connection.prepareStatement(
+                      "INSERT INTO optimizing_process (process_id, catalog_name, namespace_name,"
+                          + " table_name, optimizing_type, trigger_kind, status, snapshot_id,"
+                          + " partition_count, task_count, rewrite_bytes, created_at_ms,"
+                          + " finished_at_ms, message, committed_groups, failed_groups, rows_written,"
+                          + " bytes_read, bytes_written)"
+                          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            delete.setString(1, p.processId());
+            delete.executeUpdate();
+            int i = 1;
+            insert.setString(i++, p.processId());
+            insert.setString(i++, p.catalog());
+            insert.setString(i++, p.namespace());
+            insert.setString(i++, p.table());
+            insert.setString(i++, p.type());
+            insert.setString(i++, p.trigger());
+            insert.setString(i++, p.status());
+            insert.setLong(i++, p.snapshotId());
+            insert.setInt(i++, p.partitions());
+            insert.setInt(i++, p.tasks());
+            insert.setLong(i++, p.rewriteBytes());
+            insert.setLong(i++, p.createdAt().toEpochMilli());
+            setLong(insert, i++, p.finishedAt() == null ? null : p.finishedAt().toEpochMilli());
+            insert.setString(i++, truncate(p.message()));
+            insert.setInt(i++, p.committedGroups());
+            insert.setInt(i++, p.failedGroups());
+            insert.setLong(i++, p.rowsWritten());
+            insert.setLong(i++, p.bytesRead());
+            insert.setLong(i, p.bytesWritten());
+            insert.executeUpdate();
+          }
+        });
+  }
+
+  /** One unit of SQL work. */
+  private interface SqlWork {
+    void run() throws SQLException;
+  }
+
+  /** Runs {@code work} in one transaction; rolls back and names {@code what} when it fails. */
+  private void inTransaction(String what, SqlWork work) {
     try {
       boolean autoCommit = connection.getAutoCommit();
-      try (PreparedStatement delete =
-              connection.prepareStatement("DELETE FROM optimizing_process WHERE process_id = ?");
-          PreparedStatement insert =
-              connection.prepareStatement(
-                  "INSERT INTO optimizing_process (process_id, catalog_name, namespace_name,"
-                      + " table_name, optimizing_type, trigger_kind, status, snapshot_id,"
-                      + " partition_count, task_count, rewrite_bytes, created_at_ms,"
-                      + " finished_at_ms, message, committed_groups, failed_groups, rows_written,"
-                      + " bytes_read, bytes_written)"
-                      + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-        connection.setAutoCommit(false);
-        delete.setString(1, p.processId());
-        delete.executeUpdate();
-        int i = 1;
-        insert.setString(i++, p.processId());
-        insert.setString(i++, p.catalog());
-        insert.setString(i++, p.namespace());
-        insert.setString(i++, p.table());
-        insert.setString(i++, p.type());
-        insert.setString(i++, p.trigger());
-        insert.setString(i++, p.status());
-        insert.setLong(i++, p.snapshotId());
-        insert.setInt(i++, p.partitions());
-        insert.setInt(i++, p.tasks());
-        insert.setLong(i++, p.rewriteBytes());
-        insert.setLong(i++, p.createdAt().toEpochMilli());
-        setLong(insert, i++, p.finishedAt() == null ? null : p.finishedAt().toEpochMilli());
-        insert.setString(i++, truncate(p.message()));
-        insert.setInt(i++, p.committedGroups());
-        insert.setInt(i++, p.failedGroups());
-        insert.setLong(i++, p.rowsWritten());
-        insert.setLong(i++, p.bytesRead());
-        insert.setLong(i, p.bytesWritten());
-        insert.executeUpdate();
+      connection.setAutoCommit(false);
+      try {
+        work.run();
         connection.commit();
-      } catch (SQLException e) {
+      } catch (SQLException | RuntimeException e) {
         connection.rollback();
         throw e;
       } finally {
         connection.setAutoCommit(autoCommit);
       }
     } catch (SQLException e) {
-      throw failure("save process " + p.processId(), e);
+      throw failure(what, e);
     }
   }
 
@@ -431,54 +448,46 @@ public final class StateStore implements AutoCloseable {
     if (tasks.isEmpty()) {
       return;
     }
-    try {
-      boolean autoCommit = connection.getAutoCommit();
-      try (PreparedStatement delete =
-              connection.prepareStatement(
-                  "DELETE FROM optimizing_task WHERE process_id = ? AND task_number = ?");
-          PreparedStatement insert =
-              connection.prepareStatement(
-                  "INSERT INTO optimizing_task (process_id, task_number, partition_path, status,"
-                      + " attempts, attempt_id, worker_id, rewrite_files, convert_files,"
-                      + " rewrite_bytes, started_at_ms, finished_at_ms, message, rows_read,"
-                      + " rows_written, bytes_written)"
-                      + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-        connection.setAutoCommit(false);
-        for (TaskRecord t : tasks) {
-          delete.setString(1, t.processId());
-          delete.setInt(2, t.taskNumber());
-          delete.addBatch();
-          int i = 1;
-          insert.setString(i++, t.processId());
-          insert.setInt(i++, t.taskNumber());
-          insert.setString(i++, truncate(t.partition()));
-          insert.setString(i++, t.status());
-          insert.setInt(i++, t.attempts());
-          insert.setString(i++, t.attemptId());
-          insert.setString(i++, t.workerId());
-          insert.setInt(i++, t.rewriteFiles());
-          insert.setInt(i++, t.convertFiles());
-          insert.setLong(i++, t.rewriteBytes());
-          setLong(insert, i++, t.startedAt() == null ? null : t.startedAt().toEpochMilli());
-          setLong(insert, i++, t.finishedAt() == null ? null : t.finishedAt().toEpochMilli());
-          insert.setString(i++, truncate(t.message()));
-          insert.setLong(i++, t.rowsRead());
-          insert.setLong(i++, t.rowsWritten());
-          insert.setLong(i, t.bytesWritten());
-          insert.addBatch();
-        }
-        delete.executeBatch();
-        insert.executeBatch();
-        connection.commit();
-      } catch (SQLException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        connection.setAutoCommit(autoCommit);
-      }
-    } catch (SQLException e) {
-      throw failure("save " + tasks.size() + " task(s) of " + tasks.get(0).processId(), e);
-    }
+    inTransaction(
+        "save " + tasks.size() + " task(s) of " + tasks.get(0).processId(),
+        () -> {
+          try (PreparedStatement delete =
+                  connection.prepareStatement(
+                      "DELETE FROM optimizing_task WHERE process_id = ? AND task_number = ?");
+              PreparedStatement insert =
+                  connection.prepareStatement(
+                      "INSERT INTO optimizing_task (process_id, task_number, partition_path, status,"
+                          + " attempts, attempt_id, worker_id, rewrite_files, convert_files,"
+                          + " rewrite_bytes, started_at_ms, finished_at_ms, message, rows_read,"
+                          + " rows_written, bytes_written)"
+                          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            for (TaskRecord t : tasks) {
+              delete.setString(1, t.processId());
+              delete.setInt(2, t.taskNumber());
+              delete.addBatch();
+              int i = 1;
+              insert.setString(i++, t.processId());
+              insert.setInt(i++, t.taskNumber());
+              insert.setString(i++, truncate(t.partition()));
+              insert.setString(i++, t.status());
+              insert.setInt(i++, t.attempts());
+              insert.setString(i++, t.attemptId());
+              insert.setString(i++, t.workerId());
+              insert.setInt(i++, t.rewriteFiles());
+              insert.setInt(i++, t.convertFiles());
+              insert.setLong(i++, t.rewriteBytes());
+              setLong(insert, i++, t.startedAt() == null ? null : t.startedAt().toEpochMilli());
+              setLong(insert, i++, t.finishedAt() == null ? null : t.finishedAt().toEpochMilli());
+              insert.setString(i++, truncate(t.message()));
+              insert.setLong(i++, t.rowsRead());
+              insert.setLong(i++, t.rowsWritten());
+              insert.setLong(i, t.bytesWritten());
+              insert.addBatch();
+            }
+            delete.executeBatch();
+            insert.executeBatch();
+          }
+        });
   }
 
   /**

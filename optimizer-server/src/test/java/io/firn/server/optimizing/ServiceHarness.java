@@ -10,6 +10,7 @@ import io.firn.server.OptimizingConfiguration;
 import io.firn.server.ServerCatalogs;
 import io.firn.server.StateStore;
 import io.firn.server.TableRuntime;
+import io.firn.server.policy.MutableClock;
 import io.firn.server.policy.PolicyRegistry;
 import io.firn.server.policy.WindowCalendar;
 import io.firn.testkit.CdcTableGenerator;

@@ -7,26 +7,26 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A clock tests set and advance by hand. Thread-safe. */
-final class MutableClock extends Clock {
+public final class MutableClock extends Clock {
   private volatile Instant now;
 
-  MutableClock(Instant now) {
+  public MutableClock(Instant now) {
     this.now = now;
   }
 
-  static MutableClock at(String instant) {
+  public static MutableClock at(String instant) {
     return new MutableClock(Instant.parse(instant));
   }
 
-  void set(Instant instant) {
+  public void set(Instant instant) {
     now = instant;
   }
 
-  void set(String instant) {
+  public void set(String instant) {
     now = Instant.parse(instant);
   }
 
-  void advance(Duration duration) {
+  public void advance(Duration duration) {
     now = now.plus(duration);
   }
 
