@@ -46,12 +46,12 @@ import java.util.stream.Stream;
 public final class PolicyParser {
   private static final YAMLFactory YAML = new YAMLFactory();
 
-  private static final List<String> ROOT_KEYS =
+  static final List<String> ROOT_KEYS =
       List.of("version", "windows", "groups", "defaults", "rules");
-  private static final List<String> WINDOW_KEYS =
+  static final List<String> WINDOW_KEYS =
       List.of("time-zone", "start", "end", "days", "cron", "duration");
-  private static final List<String> GROUP_KEYS = List.of("capacity");
-  private static final List<String> SETTINGS_KEYS =
+  static final List<String> GROUP_KEYS = List.of("capacity");
+  static final List<String> SETTINGS_KEYS =
       List.of(
           "group",
           "thresholds",
