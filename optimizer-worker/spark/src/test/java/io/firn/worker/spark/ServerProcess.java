@@ -38,7 +38,12 @@ final class ServerProcess implements AutoCloseable {
   private Process process;
 
   ServerProcess() throws IOException {
-    this.dir = Files.createTempDirectory("firn-worker-it");
+    this(Files.createTempDirectory("firn-worker-it"));
+  }
+
+  /** On a catalog and state in {@code dir} (created when missing). */
+  ServerProcess(Path dir) throws IOException {
+    this.dir = Files.createDirectories(dir);
     this.port = freePort();
     this.adminPort = freePort();
     this.catalog =
@@ -74,6 +79,14 @@ final class ServerProcess implements AutoCloseable {
    * @param optimizing the body of the {@code optimizing:} section, indented by two spaces
    */
   void start(String optimizing) throws IOException {
+    start(optimizing, "*", "firn");
+  }
+
+  /**
+   * Starts the server on the given tables only, with a state store of the given name, and waits
+   * until its API answers.
+   */
+  void start(String optimizing, String include, String state) throws IOException {
     String yaml =
         """
         catalogs:
@@ -81,6 +94,8 @@ final class ServerProcess implements AutoCloseable {
             type: jdbc
             uri: "jdbc:sqlite:%s"
             warehouse: "%s"
+        tables:
+          include: ["%s"]
         stateStore:
           url: "jdbc:h2:file:%s"
         watch:
@@ -109,7 +124,8 @@ final class ServerProcess implements AutoCloseable {
             .formatted(
                 dir.resolve("catalog.db"),
                 dir.resolve("warehouse"),
-                dir.resolve("state").resolve("firn"),
+                include,
+                dir.resolve("state").resolve(state),
                 optimizing.stripTrailing(),
                 WORKER_TOKEN,
                 port,
@@ -181,15 +197,21 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /** Stops the server; the catalog stays open. */
+  void stop() throws InterruptedException {
+    if (process != null) {
+      process.destroy();
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
+      process = null;
+    }
+  }
+
   @Override
   public void close() throws IOException {
     try {
-      if (process != null) {
-        process.destroy();
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-          process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        }
-      }
+      stop();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
