@@ -8,6 +8,8 @@ import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
 import io.firn.core.catalog.CatalogSettings;
+import io.firn.core.maintenance.InvalidMaintenanceSettingsException;
+import io.firn.core.maintenance.MaintenanceSettings;
 import io.firn.core.policy.PolicyFile;
 import io.firn.core.policy.PolicyParser;
 import io.firn.server.api.ErrorMappers;
@@ -118,7 +120,8 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
             policies,
             Clock.systemUTC(),
             registry,
-            configuration.getMetrics().getTableSeriesLimit());
+            configuration.getMetrics().getTableSeriesLimit(),
+            maintenanceSettings(configuration));
     watcher.listener(optimizing);
     Tokens tokens =
         new Tokens(
@@ -190,6 +193,14 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
   /** The meter registry; for tests. */
   public PrometheusMeterRegistry registry() {
     return registry;
+  }
+
+  private static MaintenanceSettings maintenanceSettings(FirnServerConfiguration configuration) {
+    try {
+      return MaintenanceSettings.DEFAULTS.withOverrides(configuration.getMaintenance());
+    } catch (InvalidMaintenanceSettingsException e) {
+      throw new IllegalArgumentException("maintenance: " + e.getMessage(), e);
+    }
   }
 
   /** The shipped defaults when no policy file is configured. */

@@ -5,7 +5,9 @@ import io.dropwizard.core.Configuration;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The server's YAML file. Unknown keys are errors: Dropwizard's configuration factory fails on
@@ -20,6 +22,23 @@ public class FirnServerConfiguration extends Configuration {
   @Valid @NotNull private AuthConfiguration auth = new AuthConfiguration();
   @Valid @NotNull private MetricsConfiguration metrics = new MetricsConfiguration();
   @Valid @NotNull private PoliciesConfiguration policies = new PoliciesConfiguration();
+
+  /**
+   * {@code maintenance:} keys of {@code MaintenanceSettings} (ADR 0010), e.g. {@code
+   * expire-snapshots.max-age: 12h}; the policy's expire-snapshots and orphan-files kinds decide per
+   * table whether and when they run.
+   */
+  @NotNull private Map<String, String> maintenance = new LinkedHashMap<>();
+
+  @JsonProperty
+  public Map<String, String> getMaintenance() {
+    return maintenance;
+  }
+
+  @JsonProperty
+  public void setMaintenance(Map<String, String> maintenance) {
+    this.maintenance = maintenance;
+  }
 
   @JsonProperty
   public PoliciesConfiguration getPolicies() {

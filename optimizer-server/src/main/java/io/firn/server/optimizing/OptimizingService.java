@@ -1,6 +1,10 @@
 package io.firn.server.optimizing;
 
 import io.dropwizard.lifecycle.Managed;
+import io.firn.core.maintenance.DanglingDeleteReport;
+import io.firn.core.maintenance.MaintenanceSettings;
+import io.firn.core.maintenance.OrphanCleanupReport;
+import io.firn.core.maintenance.SnapshotExpiryReport;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
@@ -113,10 +117,13 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   private final Counter maxDelayOverrides;
   private final Set<String> groupGauges = new java.util.HashSet<>();
 
+  private final MaintenanceRunner maintenance;
+  private ExecutorService maintainers;
   private ScheduledExecutorService ticker;
   private ExecutorService planners;
   private ExecutorService committers;
   private int planning;
+  private int maintenanceRunning;
   private final int tableSeriesLimit;
   private int tableSeries;
 
@@ -127,8 +134,10 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
       Supplier<PolicyRegistry.LoadedPolicy> policies,
       Clock clock,
       MeterRegistry registry,
-      int tableSeriesLimit) {
+      int tableSeriesLimit,
+      MaintenanceSettings maintenanceSettings) {
     this.tableSeriesLimit = tableSeriesLimit;
+    this.maintenance = new MaintenanceRunner(catalogs, maintenanceSettings, registry);
     this.catalogs = catalogs;
     this.store = store;
     this.config = config;
@@ -243,19 +252,23 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     }
     planners = Executors.newFixedThreadPool(config.getPlanningThreads(), daemon("firn-planner"));
     committers = Executors.newFixedThreadPool(2, daemon("firn-committer"));
+    maintainers = Executors.newSingleThreadExecutor(daemon("firn-maintenance"));
     ticker = Executors.newSingleThreadScheduledExecutor(daemon("firn-optimizing-ticker"));
     ticker.scheduleWithFixedDelay(this::tickLogged, 200, 500, TimeUnit.MILLISECONDS);
   }
 
   @Override
   public void stop() throws InterruptedException {
-    for (ExecutorService executor : List.of(ticker, planners, committers)) {
+    List<ExecutorService> executors = new ArrayList<>();
+    for (ExecutorService executor :
+        new ExecutorService[] {ticker, planners, committers, maintainers}) {
       if (executor != null) {
+        executors.add(executor);
         executor.shutdown();
       }
     }
-    for (ExecutorService executor : List.of(ticker, planners, committers)) {
-      if (executor != null && !executor.awaitTermination(60, TimeUnit.SECONDS)) {
+    for (ExecutorService executor : executors) {
+      if (!executor.awaitTermination(60, TimeUnit.SECONDS)) {
         LOG.warn("optimizing threads did not stop within 60 s");
         executor.shutdownNow();
       }
@@ -813,6 +826,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   /** Expires leases and workers, then starts planning for due tables. Public for tests. */
   public void tick() {
     Map<TableState, Scheduling> chosen = new LinkedHashMap<>();
+    TableState maintain = null;
     lock.lock();
     try {
       Instant now = clock.instant();
@@ -859,6 +873,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
         }
         boolean isDue =
             table.needsPlan
+                && table.maintenanceRunning == null
                 && !table.paused
                 && (table.status == TableStatus.IDLE || table.status == TableStatus.PENDING)
                 && (table.retryAfter == null || !table.retryAfter.isAfter(now));
@@ -936,8 +951,15 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
         save(table);
         chosen.put(table, decision);
       }
+      if (maintenanceRunning == 0) {
+        maintain = nextMaintenance(loaded, now, chosen.keySet());
+      }
     } finally {
       lock.unlock();
+    }
+    if (maintain != null) {
+      TableState table = maintain;
+      maintainers.execute(() -> maintain(table));
     }
     for (Map.Entry<TableState, Scheduling> entry : chosen.entrySet()) {
       TableState table = entry.getKey();
@@ -945,6 +967,125 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
       planners.execute(
           () -> plan(table, decision.effective(), decision.allowed(), decision.overrode()));
     }
+  }
+
+  /**
+   * The first idle table with a maintenance operation due, marked as running it; null when none.
+   * Under the lock.
+   */
+  private TableState nextMaintenance(
+      PolicyRegistry.LoadedPolicy loaded, Instant now, Set<TableState> planned) {
+    for (TableState table : tables.values()) {
+      if (table.paused
+          || table.process != null
+          || table.maintenanceRunning != null
+          || planned.contains(table)
+          || (table.status != TableStatus.IDLE && table.status != TableStatus.PENDING)) {
+        continue;
+      }
+      MaintenanceRunner.Operation operation =
+          maintenance.due(
+              loaded.policy().resolve(table.qualified()),
+              loaded.calendar(),
+              now,
+              table.lastMaintenance);
+      if (operation != null) {
+        table.maintenanceRunning = operation;
+        maintenanceRunning++;
+        return table;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Runs the table's due maintenance operation on the maintenance thread and records it; runs that
+   * changed nothing are not recorded in the process history (they would flood it).
+   */
+  private void maintain(TableState table) {
+    MaintenanceRunner.Operation operation;
+    List<TableState> sameCatalog;
+    lock.lock();
+    try {
+      operation = table.maintenanceRunning;
+      sameCatalog =
+          tables.values().stream()
+              .filter(t -> t != table && t.catalog.equals(table.catalog))
+              .toList();
+    } finally {
+      lock.unlock();
+    }
+    Instant started = clock.instant();
+    Map<String, String> others = new HashMap<>();
+    if (operation == MaintenanceRunner.Operation.ORPHAN_FILES) {
+      for (TableState other : sameCatalog) {
+        String location = location(other);
+        if (location != null) {
+          others.put(other.qualified(), location);
+        }
+      }
+    }
+    MaintenanceRunner.Outcome outcome =
+        maintenance.run(operation, table.catalog, table.namespace, table.table, others, started);
+    lock.lock();
+    try {
+      maintenanceRunning--;
+      table.maintenanceRunning = null;
+      table.lastMaintenance.put(operation, started);
+      if (outcome.status().equals("failed") || changedSomething(outcome.report())) {
+        store.saveProcess(
+            new ProcessRecord(
+                "m-" + UUID.randomUUID(),
+                table.catalog,
+                table.namespace,
+                table.table,
+                operation.label,
+                "auto",
+                outcome.status(),
+                table.snapshotId == null ? -1 : table.snapshotId,
+                0,
+                0,
+                0,
+                started,
+                clock.instant(),
+                outcome.message(),
+                0,
+                0,
+                0,
+                0,
+                0));
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static boolean changedSomething(Object report) {
+    if (report instanceof SnapshotExpiryReport expiry) {
+      return expiry.expiredCount() > 0;
+    }
+    if (report instanceof OrphanCleanupReport orphans) {
+      return orphans.orphanCount() > 0 || !orphans.warnings().isEmpty();
+    }
+    if (report instanceof DanglingDeleteReport dangling) {
+      return dangling.removedCount() > 0
+          || dangling.result() == DanglingDeleteReport.Result.CONFLICT;
+    }
+    return false;
+  }
+
+  /** A table's location, loaded once and cached; null when it cannot be loaded. */
+  private String location(TableState table) {
+    String cached = table.location;
+    if (cached != null) {
+      return cached;
+    }
+    try {
+      table.location = catalogs.load(table.catalog, table.namespace, table.table).location();
+    } catch (RuntimeException e) {
+      LOG.debug("cannot load {} for its location", table.qualified(), e);
+    }
+    return table.location;
   }
 
   /** Health below this is critical: max-delay may let minor work run outside its windows. */
@@ -1624,6 +1765,10 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     volatile int health = 100;
     String plannedGroup;
     String rule;
+    volatile String location;
+    MaintenanceRunner.Operation maintenanceRunning;
+    final Map<MaintenanceRunner.Operation, Instant> lastMaintenance =
+        new java.util.EnumMap<>(MaintenanceRunner.Operation.class);
     volatile long dataFiles;
     volatile long equalityDeleteFiles;
     volatile long positionDeleteFiles;

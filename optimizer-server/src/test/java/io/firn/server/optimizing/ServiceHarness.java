@@ -53,6 +53,16 @@ final class ServiceHarness implements AutoCloseable {
       String policyYaml,
       Instant start,
       java.util.function.Consumer<OptimizingConfiguration> configure) {
+    // Dangling delete removal (on by default in servers) is off unless a test asks for it.
+    this(dir, policyYaml, start, configure, Map.of("dangling-deletes.enabled", "false"));
+  }
+
+  ServiceHarness(
+      Path dir,
+      String policyYaml,
+      Instant start,
+      java.util.function.Consumer<OptimizingConfiguration> configure,
+      Map<String, String> maintenance) {
     this.clock = new MutableClock(start);
     String uri = "jdbc:sqlite:" + dir.resolve("catalog.db");
     String warehouse = dir.resolve("warehouse").toString();
@@ -74,7 +84,15 @@ final class ServiceHarness implements AutoCloseable {
     config.setRetryBackoff(Duration.milliseconds(100));
     configure.accept(config);
     this.service =
-        new OptimizingService(catalogs, store, config, () -> policy, clock, registry, 100);
+        new OptimizingService(
+            catalogs,
+            store,
+            config,
+            () -> policy,
+            clock,
+            registry,
+            100,
+            io.firn.core.maintenance.MaintenanceSettings.DEFAULTS.withOverrides(maintenance));
     service.start();
   }
 
