@@ -1,0 +1,182 @@
+package io.firn.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.dropwizard.configuration.FileConfigurationSourceProvider;
+import io.dropwizard.core.setup.Bootstrap;
+import io.firn.core.policy.PolicyFile;
+import io.firn.core.policy.PolicyParser;
+import io.firn.server.FirnServerApplication;
+import io.firn.server.FirnServerConfiguration;
+import io.firn.server.policy.WindowCalendar;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code deploy/kubernetes} is wired together: the ConfigMap's server configuration is accepted by
+ * the server's own configuration factory (unknown keys are errors) once the Deployment's
+ * environment is substituted, every variable it needs is set, the policy parses, the mounts match
+ * the paths the configuration names, and every Secret key referenced (also by the Flink and Spark
+ * worker manifests) is in the Secret template.
+ */
+class KubernetesKitTest {
+  private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Z0-9_]+)(?::-([^}]*))?}");
+
+  private final Map<String, JsonNode> objects = new HashMap<>();
+
+  KubernetesKitTest() throws Exception {
+    for (Path file : DeployFilesParseTest.files(".yaml", ".yml")) {
+      if (!file.startsWith(Kit.deploy("kubernetes"))) {
+        continue;
+      }
+      for (JsonNode doc : DeployFilesParseTest.parse(file)) {
+        if (doc != null && doc.has("kind")) {
+          objects.put(
+              doc.path("kind").asText() + "/" + doc.path("metadata").path("name").asText(), doc);
+        }
+      }
+    }
+  }
+
+  private JsonNode serverContainer() {
+    return objects
+        .get("Deployment/firn-server")
+        .path("spec")
+        .path("template")
+        .path("spec")
+        .path("containers")
+        .get(0);
+  }
+
+  @Test
+  void kustomizationListsExistingFilesButNotTheSecretTemplate() {
+    JsonNode resources = objects.get("Kustomization/").path("resources");
+    assertThat(resources).isNotEmpty();
+    List<String> names = new ArrayList<>();
+    resources.forEach(r -> names.add(r.asText()));
+    for (String name : names) {
+      assertThat(Kit.deploy("kubernetes/" + name)).as("listed in kustomization.yaml").exists();
+    }
+    assertThat(names).doesNotContain("secret.example.yaml").contains("server.yaml");
+  }
+
+  @Test
+  void configMapServerConfigurationIsAcceptedByTheServer() throws Exception {
+    String yaml =
+        objects.get("ConfigMap/firn-server").path("data").path("firn-server.yaml").asText();
+    Map<String, String> env = new HashMap<>();
+    for (JsonNode e : serverContainer().path("env")) {
+      env.put(e.path("name").asText(), e.has("value") ? e.path("value").asText() : "secret");
+    }
+    List<String> unset = new ArrayList<>();
+    Matcher m = VARIABLE.matcher(yaml);
+    StringBuilder substituted = new StringBuilder();
+    while (m.find()) {
+      String value = env.get(m.group(1));
+      if (value == null) {
+        value = m.group(2);
+      }
+      if (value == null) {
+        unset.add(m.group(1));
+        value = "";
+      }
+      m.appendReplacement(substituted, Matcher.quoteReplacement(value));
+    }
+    m.appendTail(substituted);
+    assertThat(unset).as("variables without a default that server.yaml does not set").isEmpty();
+
+    Path file = Kit.scratch("k8s-config").resolve("firn-server.yaml");
+    Files.writeString(file, substituted);
+    FirnServerApplication application = new FirnServerApplication();
+    Bootstrap<FirnServerConfiguration> bootstrap = new Bootstrap<>(application);
+    application.initialize(bootstrap);
+    FirnServerConfiguration config =
+        bootstrap
+            .getConfigurationFactoryFactory()
+            .create(
+                FirnServerConfiguration.class,
+                bootstrap.getValidatorFactory().getValidator(),
+                bootstrap.getObjectMapper(),
+                "dw")
+            .build(new FileConfigurationSourceProvider(), file.toString());
+
+    assertThat(config.getStateStore().getUrl()).startsWith("jdbc:postgresql://firn-postgres:5432/");
+    assertThat(config.getCatalogs().get(0).settings().uri())
+        .startsWith("jdbc:postgresql://firn-postgres:5432/");
+    assertThat(config.getMetrics().getTableSeriesLimit()).isPositive();
+    // The configuration and the policy it names are where the Deployment mounts them.
+    List<String> args = new ArrayList<>();
+    serverContainer().path("args").forEach(a -> args.add(a.asText()));
+    Set<String> mounts = new HashSet<>();
+    serverContainer().path("volumeMounts").forEach(v -> mounts.add(v.path("mountPath").asText()));
+    assertThat(args).endsWith("server", "/etc/firn/firn-server.yaml");
+    assertThat(mounts).contains("/etc/firn/firn-server.yaml");
+    assertThat(Path.of(config.getPolicies().getPath()).getParent().toString()).isIn(mounts);
+  }
+
+  @Test
+  void configMapPolicyParses() {
+    String policy = objects.get("ConfigMap/firn-server").path("data").path("default.yaml").asText();
+    PolicyFile parsed =
+        PolicyParser.parse("deploy/kubernetes default.yaml", policy, WindowCalendar::cronProblem);
+    assertThat(parsed.groups()).containsKey("default");
+  }
+
+  @Test
+  void everyReferencedSecretKeyIsInTheTemplate() throws Exception {
+    Map<String, Set<String>> template = new HashMap<>();
+    for (JsonNode doc : DeployFilesParseTest.parse(Kit.deploy("kubernetes/secret.example.yaml"))) {
+      Set<String> keys = new HashSet<>();
+      doc.path("stringData").fieldNames().forEachRemaining(keys::add);
+      template.put(doc.path("metadata").path("name").asText(), keys);
+    }
+    List<String> missing = new ArrayList<>();
+    for (Path file : DeployFilesParseTest.files(".yaml", ".yml")) {
+      if (!file.startsWith(Kit.deploy("kubernetes"))
+          && !file.startsWith(Kit.deploy("flink"))
+          && !file.startsWith(Kit.deploy("spark"))) {
+        continue;
+      }
+      for (JsonNode doc : DeployFilesParseTest.parse(file)) {
+        if (doc == null) {
+          continue;
+        }
+        for (JsonNode ref : doc.findValues("secretKeyRef")) {
+          String name = ref.path("name").asText();
+          String key = ref.path("key").asText();
+          if (!template.getOrDefault(name, Set.of()).contains(key)) {
+            missing.add(Kit.deployDir().relativize(file) + ": secret " + name + " key " + key);
+          }
+        }
+      }
+    }
+    assertThat(missing).isEmpty();
+  }
+
+  @Test
+  void serviceExposesTheApiAndTheAdminPortWithMetrics() {
+    JsonNode ports = objects.get("Service/firn-server").path("spec").path("ports");
+    Map<String, Integer> byName = new HashMap<>();
+    ports.forEach(p -> byName.put(p.path("name").asText(), p.path("port").asInt()));
+    assertThat(byName).containsEntry("http", 8080).containsEntry("admin", 8081);
+    JsonNode annotations =
+        objects
+            .get("Deployment/firn-server")
+            .path("spec")
+            .path("template")
+            .path("metadata")
+            .path("annotations");
+    assertThat(annotations.path("prometheus.io/port").asText()).isEqualTo("8081");
+    assertThat(annotations.path("prometheus.io/path").asText()).isEqualTo("/metrics");
+  }
+}

@@ -1,0 +1,135 @@
+package io.firn.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real Prometheus server ({@code /usr/bin/prometheus}) on a free port, with its config and
+ * storage in a directory under {@code target/}. Stopped (and killed if it does not stop) on close.
+ */
+final class PrometheusServer implements AutoCloseable {
+  private final Process process;
+  private final int port;
+  final Path dir;
+
+  private PrometheusServer(Process process, int port, Path dir) {
+    this.process = process;
+    this.port = port;
+    this.dir = dir;
+  }
+
+  /**
+   * Starts Prometheus scraping {@code target} (host:port, path {@code /metrics}) every second and
+   * evaluating {@code ruleFiles} every second.
+   */
+  static PrometheusServer start(String job, String target, List<Path> ruleFiles) {
+    Path dir = Kit.scratch("prometheus");
+    int port = freePort();
+    StringBuilder rules = new StringBuilder();
+    for (Path file : ruleFiles) {
+      rules.append("  - \"").append(file.toAbsolutePath()).append("\"\n");
+    }
+    String config =
+        """
+        global:
+          scrape_interval: 1s
+          evaluation_interval: 1s
+        rule_files:
+        %s
+        scrape_configs:
+          - job_name: %s
+            metrics_path: /metrics
+            static_configs:
+              - targets: ["%s"]
+        """
+            .formatted(rules.toString().stripTrailing(), job, target);
+    try {
+      Files.writeString(dir.resolve("prometheus.yml"), config);
+      Promtool.Result check =
+          Promtool.run(dir, null, "check", "config", dir.resolve("prometheus.yml").toString());
+      if (!check.ok()) {
+        throw new IllegalStateException("generated config is invalid: " + check.output());
+      }
+      List<String> command = new ArrayList<>();
+      command.add(Promtool.executable("prometheus").toString());
+      command.add("--config.file=" + dir.resolve("prometheus.yml"));
+      command.add("--storage.tsdb.path=" + dir.resolve("data"));
+      command.add("--web.listen-address=127.0.0.1:" + port);
+      command.add("--log.level=warn");
+      Process process =
+          new ProcessBuilder(command)
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("prometheus.log").toFile())
+              .start();
+      return new PrometheusServer(process, port, dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot start prometheus (install the Debian package 'prometheus')", e);
+    }
+  }
+
+  String url() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  boolean ready() {
+    try {
+      return process.isAlive() && Http.get(url() + "/-/ready").status() == 200;
+    } catch (UncheckedIOException e) {
+      return false;
+    }
+  }
+
+  boolean alive() {
+    return process.isAlive();
+  }
+
+  String log() {
+    try {
+      return Files.readString(dir.resolve("prometheus.log"));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  /** {@code /api/v1/query} at the current time; the whole JSON answer. */
+  JsonNode query(String expression) {
+    return api("/api/v1/query?query=" + URLEncoder.encode(expression, StandardCharsets.UTF_8));
+  }
+
+  JsonNode api(String pathAndQuery) {
+    Http.Answer answer = Http.get(url() + pathAndQuery);
+    try {
+      return Kit.JSON.readTree(answer.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException("not JSON from " + pathAndQuery + ": " + answer.body(), e);
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(20, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      process.waitFor(20, TimeUnit.SECONDS);
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
