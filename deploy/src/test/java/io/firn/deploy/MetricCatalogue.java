@@ -37,7 +37,12 @@ final class MetricCatalogue {
       String meaning,
       String cardinality,
       Section section,
-      int line) {}
+      int line) {
+    /** Registered by the server at first use, so a young server's scrape may lack it. */
+    boolean lazy() {
+      return meaning.contains("(appears after the first");
+    }
+  }
 
   private final Map<String, Metric> metrics;
 
