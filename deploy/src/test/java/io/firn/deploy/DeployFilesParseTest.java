@@ -22,18 +22,35 @@ class DeployFilesParseTest {
   void everyYamlAndJsonFileUnderDeployParses() throws IOException {
     List<Path> files = files(".yml", ".yaml", ".json");
     assertThat(files).as("files found under %s", Kit.deployDir()).hasSizeGreaterThan(15);
+    assertThat(parseFailures(files)).as("files that do not parse").isEmpty();
+  }
+
+  @Test
+  void aFileThatDoesNotParseIsNamed() throws IOException {
+    Path dir = Kit.scratch("broken");
+    Path yaml = dir.resolve("broken.yaml");
+    Files.writeString(yaml, "a: 1\n---\nb: [unclosed\n");
+    Path json = dir.resolve("broken.json");
+    Files.writeString(json, "{\"a\": }");
+    List<String> failures = parseFailures(List.of(yaml, json));
+    assertThat(failures).hasSize(2);
+    assertThat(failures.get(0)).startsWith(relative(yaml) + ": ");
+    assertThat(failures.get(1)).startsWith(relative(json) + ": ");
+  }
+
+  /** One line per file that does not parse: the file, then the parser's first message line. */
+  static List<String> parseFailures(List<Path> files) {
     List<String> failures = new ArrayList<>();
     for (Path file : files) {
       try {
-        List<JsonNode> documents = parse(file);
-        if (documents.isEmpty()) {
+        if (parse(file).isEmpty()) {
           failures.add(relative(file) + ": no document");
         }
       } catch (IOException | RuntimeException e) {
         failures.add(relative(file) + ": " + e.getMessage().lines().findFirst().orElse(""));
       }
     }
-    assertThat(failures).as("files that do not parse").isEmpty();
+    return failures;
   }
 
   @Test
