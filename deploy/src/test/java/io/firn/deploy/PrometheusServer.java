@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,33 +29,28 @@ final class PrometheusServer implements AutoCloseable {
     this.dir = dir;
   }
 
+  /** A static scrape job: {@code job_name}, {@code metrics_path} /metrics, one target. */
+  static Map<String, Object> job(String name, String target) {
+    Map<String, Object> job = new LinkedHashMap<>();
+    job.put("job_name", name);
+    job.put("metrics_path", "/metrics");
+    job.put("static_configs", List.of(Map.of("targets", List.of(target))));
+    return job;
+  }
+
   /**
-   * Starts Prometheus scraping {@code target} (host:port, path {@code /metrics}) every second and
-   * evaluating {@code ruleFiles} every second.
+   * Starts Prometheus with these scrape jobs (each scraped every second) and rule files (evaluated
+   * every second).
    */
-  static PrometheusServer start(String job, String target, List<Path> ruleFiles) {
+  static PrometheusServer start(List<?> scrapeConfigs, List<Path> ruleFiles) {
     Path dir = Kit.scratch("prometheus");
     int port = freePort();
-    StringBuilder rules = new StringBuilder();
-    for (Path file : ruleFiles) {
-      rules.append("  - \"").append(file.toAbsolutePath()).append("\"\n");
-    }
-    String config =
-        """
-        global:
-          scrape_interval: 1s
-          evaluation_interval: 1s
-        rule_files:
-        %s
-        scrape_configs:
-          - job_name: %s
-            metrics_path: /metrics
-            static_configs:
-              - targets: ["%s"]
-        """
-            .formatted(rules.toString().stripTrailing(), job, target);
+    Map<String, Object> config = new LinkedHashMap<>();
+    config.put("global", Map.of("scrape_interval", "1s", "evaluation_interval", "1s"));
+    config.put("rule_files", ruleFiles.stream().map(f -> f.toAbsolutePath().toString()).toList());
+    config.put("scrape_configs", scrapeConfigs);
     try {
-      Files.writeString(dir.resolve("prometheus.yml"), config);
+      Files.writeString(dir.resolve("prometheus.yml"), Kit.YAML.writeValueAsString(config));
       Promtool.Result check =
           Promtool.run(dir, null, "check", "config", dir.resolve("prometheus.yml").toString());
       if (!check.ok()) {
