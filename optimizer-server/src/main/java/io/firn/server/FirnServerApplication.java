@@ -104,7 +104,7 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
             configuration.getWatch().getThreads());
     PoliciesConfiguration policyConfig = configuration.getPolicies();
     PolicyRegistry policyRegistry =
-        policyConfig.getPath() == null
+        policyConfig.getPath() == null || policyConfig.getPath().isBlank()
             ? null
             : new PolicyRegistry(Path.of(policyConfig.getPath()), Clock.systemUTC());
     PolicyRegistry.LoadedPolicy builtIn =

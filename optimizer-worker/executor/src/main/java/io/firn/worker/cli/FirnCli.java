@@ -75,6 +75,9 @@ public final class FirnCli {
     if (command.equals("worker")) {
       return WorkerCommand.run(args, out, err);
     }
+    if (command.equals("demo-console")) {
+      return DemoConsole.run(args, out, err);
+    }
     try {
       Arguments arguments = new Arguments(args, 1, OPTIONS, FLAGS);
       if (arguments.flag("help")) {
