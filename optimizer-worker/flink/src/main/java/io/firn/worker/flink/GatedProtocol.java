@@ -10,7 +10,9 @@ import io.firn.core.protocol.PollResponse;
 import io.firn.core.protocol.RegisterRequest;
 import io.firn.core.protocol.RegisterResponse;
 import io.firn.core.protocol.WorkerProtocol;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -25,6 +27,10 @@ final class GatedProtocol implements WorkerProtocol, AutoCloseable {
   private final WorkerProtocol server;
   private final Consumer<CompleteRequest> accepted;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicInteger pollsInFlight = new AtomicInteger();
+  private volatile boolean leasing = true;
+  private volatile boolean draining;
+  private volatile long deadline;
 
   /**
    * @param accepted called with every completion the server accepted
@@ -41,10 +47,21 @@ final class GatedProtocol implements WorkerProtocol, AutoCloseable {
 
   @Override
   public PollResponse poll(PollRequest request) {
-    if (closed.get()) {
+    if (!leasing || closed()) {
+      // The worker loop polls again at once; do not let it spin.
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       return PollResponse.empty();
     }
-    return server.poll(request);
+    pollsInFlight.incrementAndGet();
+    try {
+      return server.poll(request);
+    } finally {
+      pollsInFlight.decrementAndGet();
+    }
   }
 
   @Override
@@ -54,7 +71,7 @@ final class GatedProtocol implements WorkerProtocol, AutoCloseable {
 
   @Override
   public Ack complete(CompleteRequest request) {
-    if (closed.get()) {
+    if (closed()) {
       return Ack.rejected(
           "the Flink subtask ended before attempt "
               + request.attemptId()
@@ -72,9 +89,32 @@ final class GatedProtocol implements WorkerProtocol, AutoCloseable {
     return server.fail(request);
   }
 
+  /** No more polls reach the server; polls under way finish (and may lease a task). */
+  void stopLeasing() {
+    leasing = false;
+  }
+
+  /** Polls sent to the server and not answered yet. */
+  int pollsInFlight() {
+    return pollsInFlight.get();
+  }
+
+  /**
+   * Closes the gate once {@code drain} has passed: before the worker loop interrupts what still
+   * runs, so an interrupted rewrite cannot slip its completion through.
+   */
+  void closeAfter(Duration drain) {
+    deadline = System.nanoTime() + drain.toNanos();
+    draining = true;
+  }
+
   /** From now on nothing is handed in and nothing is leased. */
   @Override
   public void close() {
     closed.set(true);
+  }
+
+  private boolean closed() {
+    return closed.get() || (draining && System.nanoTime() - deadline >= 0);
   }
 }

@@ -7,6 +7,7 @@ import io.firn.worker.remote.WorkerSettings;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * runs on its own threads, so the subtask's mailbox thread stays free (checkpoints, cancellation);
  * it only emits the lines of accepted attempts.
  *
- * <p>{@link #close()} (job stopped, cancelled or failed over) stops polling and waits up to the
+ * <p>{@link #close()} (job stopped, cancelled or failed over) stops leasing and waits up to the
  * drain time for the running task to be handed in; whatever finishes later is dropped (see {@link
  * GatedProtocol}). Keep the drain time below Flink's {@code task.cancellation.timeout}.
  */
@@ -64,7 +65,8 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
             "flink",
             EnvironmentInformation.getVersion(),
             options.pollWait(),
-            options.drain());
+            // The drain happens in close() below, which keeps waiting when Flink interrupts it.
+            Duration.ZERO);
     worker = new Worker(protocol, settings);
     MetricGroup metrics = context.metricGroup().addGroup("firn");
     metrics.gauge("completedAttempts", worker::completed);
@@ -136,26 +138,47 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
   @Override
   public void notifyNoMoreSplits() {}
 
+  /**
+   * Stops leasing, waits up to the drain time for the running task (and a poll under way) to be
+   * handed in, then stops the worker; what still runs is dropped. Flink interrupts the thread of a
+   * cancelled task (first at once, then every {@code task.cancellation.interval}); the drain time
+   * is kept anyway, and the interrupt is restored afterwards.
+   */
   @Override
   public void close() {
     if (worker == null) {
       return;
     }
     LOG.info("stopping Firn worker slot; draining for up to {}", options.drain());
+    protocol.stopLeasing();
+    protocol.closeAfter(options.drain());
+    long deadline = System.nanoTime() + options.drain().toNanos();
+    boolean interrupted = false;
+    while ((!worker.runningAttempts().isEmpty() || protocol.pollsInFlight() > 0)
+        && System.nanoTime() - deadline < 0) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    List<String> dropped = worker.runningAttempts();
     try {
       worker.close();
     } catch (InterruptedException e) {
-      // Flink interrupts a cancelled task's thread: stop waiting, drop what still runs.
-      Thread.currentThread().interrupt();
+      interrupted = true;
     } finally {
       protocol.close();
       LOG.info(
-          "Firn worker slot stopped: {} completed, {} failed, {} abandoned, {} still running"
-              + " (dropped)",
+          "Firn worker slot stopped: {} completed, {} failed, {} abandoned, {} dropped {}",
           worker.completed(),
           worker.failed(),
           worker.abandoned(),
-          worker.runningAttempts().size());
+          dropped.size(),
+          dropped);
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,14 +33,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The optimizer server (child JVM, no local worker threads) and the Flink worker job on a
  * MiniCluster. (1) A one-slot job is cancelled while it rewrites a task, with no drain time: the
- * attempt is dropped, its lease expires. (2) A two-slot job then optimizes every table, the big one
- * included, to below its triggers; rows are unchanged (Iceberg generics) and no file of the
- * cancelled attempt is committed.
+ * attempt is dropped, its lease expires. (2) A one-slot job with a drain time is cancelled while it
+ * rewrites the same task's next attempt: that attempt is finished, handed in and committed. (3) A
+ * two-slot job then optimizes every table to below its triggers; rows are unchanged (Iceberg
+ * generics) and no file of the dropped attempt is committed.
  */
 class FlinkWorkerIT {
   private static final String OPTIMIZING =
       """
         localWorkerThreads: 0
+        maxConcurrentProcesses: 8
         lease: 4s
         heartbeatInterval: 500ms
         retryBackoff: 500ms
@@ -59,7 +62,7 @@ class FlinkWorkerIT {
     try (ServerProcess server = new ServerProcess()) {
       GeneratedTable big =
           server.generate(
-              "db", "big", new CdcTableSpec(200_000, 12, 0.1, 0.02, 0.02, 0, 5L, false, false));
+              "db", "big", new CdcTableSpec(200_000, 30, 0.1, 0.02, 0.02, 0, 5L, false, false));
       Map<String, GeneratedTable> tables = new LinkedHashMap<>();
       tables.put("big", big);
       for (int i = 0; i < 3; i++) {
@@ -68,14 +71,14 @@ class FlinkWorkerIT {
             server.generate(
                 "db",
                 "t" + i,
-                new CdcTableSpec(1_500, 8, 0.05, 0.02, 0.02, i * 2, 100L + i, i == 1, false)));
+                new CdcTableSpec(1_500, 20, 0.05, 0.02, 0.02, i * 2, 100L + i, i == 1, false)));
       }
       server.start(OPTIMIZING);
       String api = server.api();
 
       // (1) One slot, no drain: cancel the job while it writes the big table's new data file.
-      await().atMost(60, TimeUnit.SECONDS).until(() -> bigProcess(api) != null);
-      String process = bigProcess(api);
+      await().atMost(60, TimeUnit.SECONDS).until(() -> lastProcess(api, "big") != null);
+      String process = lastProcess(api, "big");
       JobClient first = submit(server, 1, 0);
       Set<String> deadAttempts = new HashSet<>();
       await()
@@ -85,7 +88,7 @@ class FlinkWorkerIT {
               () -> {
                 for (Map<String, Object> task : tasks(api, process)) {
                   String attempt = (String) task.get("attemptId");
-                  if ("leased".equals(task.get("status")) && writing(server, attempt)) {
+                  if ("leased".equals(task.get("status")) && writing(server, "big", attempt)) {
                     deadAttempts.add(attempt);
                   }
                 }
@@ -104,7 +107,42 @@ class FlinkWorkerIT {
                               && "committed".equals(t.get("status")))
                       .isTrue());
 
-      // (2) Two slots: everything gets optimized, the dropped task included.
+      // (2) One slot, 60 s drain: a job cancelled while it writes the big task's next attempt
+      // finishes that attempt and hands it in.
+      JobClient draining = submit(server, 1, 60);
+      List<String> drainedAttempt = new ArrayList<>();
+      await()
+          .atMost(2, TimeUnit.MINUTES)
+          .pollInterval(Duration.ofMillis(20))
+          .until(
+              () -> {
+                for (Map<String, Object> task : tasks(api, process)) {
+                  String attempt = (String) task.get("attemptId");
+                  if ("leased".equals(task.get("status"))
+                      && !deadAttempts.contains(attempt)
+                      && writing(server, "big", attempt)) {
+                    drainedAttempt.add(attempt);
+                    return true;
+                  }
+                }
+                return false;
+              });
+      draining.cancel().get(60, TimeUnit.SECONDS);
+      await()
+          .atMost(90, TimeUnit.SECONDS)
+          .until(() -> draining.getJobStatus().get() == JobStatus.CANCELED);
+      assertThat(tasks(api, process))
+          .as("the running attempt was drained: handed in and accepted before the job ended")
+          .singleElement()
+          .satisfies(
+              t ->
+                  assertThat(t)
+                      .containsEntry("attemptId", drainedAttempt.get(0))
+                      .containsEntry("attempts", 2)
+                      .extracting(m -> m.get("status"))
+                      .isIn("succeeded", "committed"));
+
+      // (3) Two slots: everything gets optimized, the dropped task included.
       JobClient second = submit(server, 2, 60);
       try {
         await()
@@ -125,7 +163,6 @@ class FlinkWorkerIT {
                 });
         assertThat(tasks(api, process))
             .as("the cancelled attempt's task was redone")
-            .anySatisfy(t -> assertThat((Integer) t.get("attempts")).isGreaterThanOrEqualTo(2))
             .allSatisfy(t -> assertThat(deadAttempts).doesNotContain((String) t.get("attemptId")));
         for (Map.Entry<String, GeneratedTable> entry : tables.entrySet()) {
           String name = entry.getKey();
@@ -177,8 +214,9 @@ class FlinkWorkerIT {
   }
 
   /** Output files of an attempt carry its id in their names. */
-  private static boolean writing(ServerProcess server, String attempt) throws IOException {
-    Path data = server.dir.resolve("warehouse/db/big/data");
+  private static boolean writing(ServerProcess server, String table, String attempt)
+      throws IOException {
+    Path data = server.dir.resolve("warehouse/db/" + table + "/data");
     if (!Files.isDirectory(data)) {
       return false;
     }
@@ -187,9 +225,9 @@ class FlinkWorkerIT {
     }
   }
 
-  private static String bigProcess(String api) {
+  private static String lastProcess(String api, String name) {
     for (Map<String, Object> table : Http.list(api + "/tables")) {
-      if ("big".equals(table.get("table")) && table.get("lastProcessId") != null) {
+      if (name.equals(table.get("table")) && table.get("lastProcessId") != null) {
         return (String) table.get("lastProcessId");
       }
     }

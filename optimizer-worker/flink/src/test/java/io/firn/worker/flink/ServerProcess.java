@@ -81,6 +81,8 @@ final class ServerProcess implements AutoCloseable {
             type: jdbc
             uri: "jdbc:sqlite:%s"
             warehouse: "%s"
+        policies:
+          path: "%s"
         stateStore:
           url: "jdbc:h2:file:%s"
         watch:
@@ -109,6 +111,7 @@ final class ServerProcess implements AutoCloseable {
             .formatted(
                 dir.resolve("catalog.db"),
                 dir.resolve("warehouse"),
+                policy(),
                 dir.resolve("state").resolve("firn"),
                 optimizing.stripTrailing(),
                 WORKER_TOKEN,
@@ -144,6 +147,24 @@ final class ServerProcess implements AutoCloseable {
               }
               return Http.status(api() + "/tables") == 200;
             });
+  }
+
+  /**
+   * The built-in policy's default group runs one task at a time; the workers here have several
+   * slots, so the group gets room for them.
+   */
+  private Path policy() throws IOException {
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(
+        policy,
+        """
+        version: 1
+        groups:
+          default: {capacity: 8}
+        defaults:
+          group: default
+        """);
+    return policy;
   }
 
   /**

@@ -110,6 +110,19 @@ class WorkerOptionsTest {
     assertThat(accepted).containsExactly("a1");
   }
 
+  @Test
+  void theGateClosesWhenTheDrainTimeIsOver() {
+    List<String> calls = new ArrayList<>();
+    GatedProtocol gate = new GatedProtocol(new RecordingServer(calls), r -> {});
+    CompleteRequest done =
+        new CompleteRequest(WorkerProtocol.VERSION, "w", "a1", List.of(), List.of(), null);
+    gate.closeAfter(Duration.ofHours(1));
+    assertThat(gate.complete(done).accepted()).isTrue();
+    gate.closeAfter(Duration.ZERO);
+    assertThat(gate.complete(done).accepted()).isFalse();
+    assertThat(calls).containsExactly("complete a1");
+  }
+
   private record RecordingServer(List<String> calls) implements WorkerProtocol {
     @Override
     public RegisterResponse register(RegisterRequest request) {

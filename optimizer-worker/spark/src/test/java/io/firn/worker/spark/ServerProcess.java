@@ -96,6 +96,8 @@ final class ServerProcess implements AutoCloseable {
             warehouse: "%s"
         tables:
           include: ["%s"]
+        policies:
+          path: "%s"
         stateStore:
           url: "jdbc:h2:file:%s"
         watch:
@@ -125,6 +127,7 @@ final class ServerProcess implements AutoCloseable {
                 dir.resolve("catalog.db"),
                 dir.resolve("warehouse"),
                 include,
+                policy(),
                 dir.resolve("state").resolve(state),
                 optimizing.stripTrailing(),
                 WORKER_TOKEN,
@@ -160,6 +163,24 @@ final class ServerProcess implements AutoCloseable {
               }
               return Http.status(api() + "/tables") == 200;
             });
+  }
+
+  /**
+   * The built-in policy's default group runs one task at a time; the workers here have several
+   * slots, so the group gets room for them.
+   */
+  private Path policy() throws IOException {
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(
+        policy,
+        """
+        version: 1
+        groups:
+          default: {capacity: 8}
+        defaults:
+          group: default
+        """);
+    return policy;
   }
 
   /**

@@ -41,6 +41,7 @@ class SparkWorkerIT {
   private static final String OPTIMIZING =
       """
         localWorkerThreads: 0
+        maxConcurrentProcesses: 8
         lease: 4s
         heartbeatInterval: 500ms
         retryBackoff: 500ms
@@ -54,14 +55,14 @@ class SparkWorkerIT {
       tables.put(
           "big",
           server.generate(
-              "db", "big", new CdcTableSpec(200_000, 12, 0.1, 0.02, 0.02, 0, 5L, false, false)));
+              "db", "big", new CdcTableSpec(200_000, 30, 0.1, 0.02, 0.02, 0, 5L, false, false)));
       for (int i = 0; i < 3; i++) {
         tables.put(
             "t" + i,
             server.generate(
                 "db",
                 "t" + i,
-                new CdcTableSpec(1_500, 8, 0.05, 0.02, 0.02, i * 2, 100L + i, i == 1, false)));
+                new CdcTableSpec(1_500, 20, 0.05, 0.02, 0.02, i * 2, 100L + i, i == 1, false)));
       }
       server.start(OPTIMIZING);
       String api = server.api();
