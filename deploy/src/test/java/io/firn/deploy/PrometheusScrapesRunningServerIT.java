@@ -261,11 +261,10 @@ class PrometheusScrapesRunningServerIT {
             + String.join("\n  ", pending));
     assertThat(failures).isEmpty();
     assertThat(all.size() - pending.size()).as("expressions checked with data").isGreaterThan(40);
-    // Exactly the expressions on pending metrics: the lag-vs-policy panel and alert, the ingest
-    // dashboard's firn_ingest_* panels and the two ingest alerts.
+    // Exactly the expressions on pending metrics: the ingest dashboard's firn_ingest_* panels and
+    // the two ingest alerts.
     assertThat(pending)
-        .hasSize(10)
-        .anySatisfy(p -> assertThat(p).startsWith("alerts.yml FirnOptimizingLagBeyondPolicy"))
+        .hasSize(8)
         .anySatisfy(p -> assertThat(p).startsWith("alerts.yml FirnDeadLettersRising"))
         .anySatisfy(p -> assertThat(p).startsWith("alerts.yml FirnIngestCommitLag"));
   }

@@ -72,7 +72,22 @@ final class MaintenanceRunner {
         runs(operation, result);
       }
       filesDeleted(operation);
+      duration(operation);
     }
+    expired();
+  }
+
+  private Timer duration(Operation operation) {
+    return Timer.builder("firn.maintenance.duration")
+        .description("Wall time of table maintenance runs")
+        .tag("type", operation.label)
+        .register(registry);
+  }
+
+  private Counter expired() {
+    return Counter.builder("firn.maintenance.snapshots.expired")
+        .description("Snapshots expired by table maintenance")
+        .register(registry);
   }
 
   /**
@@ -150,11 +165,7 @@ final class MaintenanceRunner {
       outcome = new Outcome("failed", operation.label + " failed: " + e, null);
     }
     runs(operation, outcome.status()).increment();
-    Timer.builder("firn.maintenance.duration")
-        .description("Wall time of table maintenance runs")
-        .tag("type", operation.label)
-        .register(registry)
-        .record(Duration.ofNanos(System.nanoTime() - started));
+    duration(operation).record(Duration.ofNanos(System.nanoTime() - started));
     LOG.info("{}: {} {}: {}", qualified, operation.label, outcome.status(), outcome.message());
     return outcome;
   }
@@ -163,10 +174,7 @@ final class MaintenanceRunner {
     SnapshotExpiryReport report =
         new SnapshotExpiry(line -> LOG.debug("{}", line)).expire(table, settings.expiry(), now);
     filesDeleted(Operation.EXPIRE_SNAPSHOTS).increment(report.filesDeleted());
-    Counter.builder("firn.maintenance.snapshots.expired")
-        .description("Snapshots expired by table maintenance")
-        .register(registry)
-        .increment(report.expiredCount());
+    expired().increment(report.expiredCount());
     return new Outcome(
         "succeeded",
         String.format(

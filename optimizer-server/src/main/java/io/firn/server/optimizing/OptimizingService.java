@@ -964,8 +964,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     for (Map.Entry<TableState, Scheduling> entry : chosen.entrySet()) {
       TableState table = entry.getKey();
       Scheduling decision = entry.getValue();
-      planners.execute(
-          () -> plan(table, decision.effective(), decision.allowed(), decision.overrode()));
+      planners.execute(() -> plan(table, decision));
     }
   }
 
@@ -1088,6 +1087,47 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     return table.location;
   }
 
+  /**
+   * Cuts the windowed part of a plan to what this table's measured throughput (bytes read per
+   * second of its past successful processes) finishes before the window closes, with a 20 % margin.
+   * Without a measurement (the first process) nothing is cut.
+   */
+  private OptimizingPlan sizeToWindows(
+      TableState table, OptimizingPlan plan, Map<OptimizingType, Instant> closesAt, Instant now) {
+    if (closesAt.isEmpty() || !plan.hasWork()) {
+      return plan;
+    }
+    double throughput = throughput(table);
+    if (throughput <= 0) {
+      return plan;
+    }
+    Instant close = closesAt.values().stream().min(Instant::compareTo).orElseThrow();
+    double seconds = Math.max(0, Duration.between(now, close).toMillis() / 1e3);
+    long budget = (long) (throughput * seconds * 0.8);
+    String why =
+        String.format(
+            Locale.ROOT,
+            "at the measured %.1f MiB/s about %s fit before the window closes at %s",
+            throughput / (1 << 20),
+            io.firn.core.policy.Sizes.format(budget),
+            close);
+    return Windows.fit(plan, closesAt.keySet(), budget, why);
+  }
+
+  /** Bytes read per second over this table's recent successful processes; 0 when unknown. */
+  private double throughput(TableState table) {
+    long bytes = 0;
+    double seconds = 0;
+    for (ProcessRecord p : store.processes(table.catalog, table.namespace, table.table, 20)) {
+      if (p.status().equals("succeeded") && p.finishedAt() != null && p.bytesRead() > 0) {
+        bytes += p.bytesRead();
+        seconds +=
+            Math.max(0.001, Duration.between(p.createdAt(), p.finishedAt()).toMillis() / 1e3);
+      }
+    }
+    return seconds == 0 ? 0 : bytes / seconds;
+  }
+
   /** Health below this is critical: max-delay may let minor work run outside its windows. */
   public static final int CRITICAL_HEALTH = 40;
 
@@ -1107,13 +1147,15 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
       boolean overrode,
       boolean disabled,
       String why,
-      double score) {}
+      double score,
+      Map<OptimizingType, Instant> closesAt) {}
 
   private Scheduling schedule(TableState table, PolicyRegistry.LoadedPolicy loaded, Instant now) {
     EffectivePolicy effective = loaded.policy().resolve(table.qualified());
     PolicyDecisions.TableState state =
         new PolicyDecisions.TableState(table.health < CRITICAL_HEALTH, table.dueSince);
     Set<OptimizingType> allowed = java.util.EnumSet.noneOf(OptimizingType.class);
+    Map<OptimizingType, Instant> closesAt = new java.util.EnumMap<>(OptimizingType.class);
     boolean overrode = false;
     boolean disabled = true;
     String why = null;
@@ -1127,6 +1169,11 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
       }
       if (decision.mayStart()) {
         allowed.add(OptimizingType.parse(kind.key()));
+        if (decision instanceof PolicyDecisions.Start start) {
+          start
+              .windowsCloseAt()
+              .ifPresent(close -> closesAt.put(OptimizingType.parse(kind.key()), close));
+        }
         if (decision instanceof PolicyDecisions.MaxDelayOverride) {
           overrode = true;
           why = decision.reason();
@@ -1148,7 +1195,8 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
         overrode && allowed.size() == 1,
         disabled,
         why == null ? "" : why,
-        score);
+        score,
+        closesAt);
   }
 
   /** Tasks queued or leased per group, and processes being planned. Under the lock. */
@@ -1170,11 +1218,10 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     return load;
   }
 
-  private void plan(
-      TableState table,
-      EffectivePolicy effective,
-      Set<OptimizingType> allowed,
-      boolean startedByOverride) {
+  private void plan(TableState table, Scheduling decision) {
+    EffectivePolicy effective = decision.effective();
+    Set<OptimizingType> allowed = decision.allowed();
+    boolean startedByOverride = decision.overrode();
     OptimizingType requested;
     lock.lock();
     try {
@@ -1199,6 +1246,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
               : optimizer.plan(loaded, requested, now);
       if (requested == null) {
         plan = Windows.restrict(plan, allowed);
+        plan = sizeToWindows(table, plan, decision.closesAt(), now);
       }
     } catch (UnsupportedTableException e) {
       planningFailed(table, e.getMessage(), true);
@@ -1645,11 +1693,24 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
             .tag("type", "position")
             .register(registry));
     table.meters.add(
+        Gauge.builder("firn.table.policy.max.delay", table, this::maxDelaySeconds)
+            .description(
+                "The table's effective policy max-delay (how long it may stay due before minor"
+                    + " work runs outside its windows); +Inf when off")
+            .baseUnit("seconds")
+            .tags(tags)
+            .register(registry));
+    table.meters.add(
         Gauge.builder("firn.table.optimizing.lag", table, t -> t.lagSeconds(clock.instant()))
             .description("How long the table has been due for optimizing (0 when not due)")
             .baseUnit("seconds")
             .tags(tags)
             .register(registry));
+  }
+
+  private double maxDelaySeconds(TableState table) {
+    Duration maxDelay = policies.get().policy().resolve(table.qualified()).maxDelay();
+    return maxDelay.isNegative() ? Double.POSITIVE_INFINITY : maxDelay.toMillis() / 1e3;
   }
 
   private double cappedTables() {

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-/** Applies the policy's windows to a plan: work of a type that may not start now is left out. */
+/**
+ * Applies the policy's windows to a plan: work of a type that may not start now is left out, and
+ * work that would not finish before the window closes waits for the next one.
+ */
 final class Windows {
   private Windows() {}
 
@@ -20,31 +23,73 @@ final class Windows {
    * that need such a partition.
    */
   static OptimizingPlan restrict(OptimizingPlan plan, Set<OptimizingType> allowed) {
+    return hold(
+        plan,
+        partition -> !allowed.contains(partition.type()),
+        "wait for a window",
+        p ->
+            p.type().name().toLowerCase(Locale.ROOT)
+                + " optimizing is due but outside its windows: "
+                + p.reason());
+  }
+
+  /**
+   * The plan cut to what fits in {@code budgetBytes} of rewriting: due partitions of the {@code
+   * sized} types are kept in plan order while their rewrite bytes fit (the first one always, so
+   * that work never stalls); the others wait, their reason saying why. Other types are kept.
+   *
+   * @param why the end of the reason, e.g. "at the measured 12 MiB/s ... closes at ..."
+   */
+  static OptimizingPlan fit(
+      OptimizingPlan plan, Set<OptimizingType> sized, long budgetBytes, String why) {
+    long[] used = {0};
+    boolean[] first = {true};
+    return hold(
+        plan,
+        partition -> {
+          if (!sized.contains(partition.type())) {
+            return false;
+          }
+          long bytes = partition.rewriteBytes();
+          boolean keep = first[0] || used[0] + bytes <= budgetBytes;
+          first[0] = false;
+          if (keep) {
+            used[0] += bytes;
+          }
+          return !keep;
+        },
+        "wait for the next window",
+        p -> "left for later so the window's work finishes in time (" + why + "): " + p.reason());
+  }
+
+  private static OptimizingPlan hold(
+      OptimizingPlan plan,
+      java.util.function.Predicate<PartitionPlan> held,
+      String noteSuffix,
+      java.util.function.Function<PartitionPlan, String> reason) {
     List<PartitionPlan> partitions = new ArrayList<>();
-    Set<PartitionKey> held = new HashSet<>();
+    Set<PartitionKey> keys = new HashSet<>();
     for (PartitionPlan partition : plan.partitions()) {
-      if (!partition.due() || allowed.contains(partition.type())) {
+      if (!partition.due() || !held.test(partition)) {
         partitions.add(partition);
         continue;
       }
-      held.add(partition.key());
+      keys.add(partition.key());
       partitions.add(
           new PartitionPlan(
               partition.files(),
               partition.statistics(),
               OptimizingType.NONE,
-              partition.type().name().toLowerCase(Locale.ROOT)
-                  + " optimizing is due but outside its windows: "
-                  + partition.reason(),
+              reason.apply(partition),
               List.of(),
               List.of()));
     }
-    if (held.isEmpty()) {
+    if (keys.isEmpty()) {
       return plan;
     }
     List<OptimizingPlan.SharedDelete> shared =
         plan.sharedDeletesToRemove().stream()
-            .filter(d -> d.requires().stream().noneMatch(held::contains))
+            .filter(d -> d.requires().stream().noneMatch(keys::contains))
             .toList();
     return new OptimizingPlan(
         plan.table(),
@@ -52,9 +97,9 @@ final class Windows {
         plan.sequenceNumber(),
         partitions,
         shared,
-        plan.note()
-            + (plan.note().isEmpty() ? "" : "; ")
-            + held.size()
-            + " partition(s) wait for a window");
+        (plan.note() == null || plan.note().isEmpty() ? "" : plan.note() + "; ")
+            + keys.size()
+            + " partition(s) "
+            + noteSuffix);
   }
 }
