@@ -101,7 +101,8 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
             configuration.getWatch().getInterval().toJavaDuration(),
             Clock.systemUTC(),
             registry,
-            configuration.getWatch().getThreads());
+            configuration.getWatch().getThreads(),
+            configuration.getWatch().getMaxEvaluationsPerRound());
     PoliciesConfiguration policyConfig = configuration.getPolicies();
     PolicyRegistry policyRegistry =
         policyConfig.getPath() == null || policyConfig.getPath().isBlank()

@@ -62,6 +62,11 @@ public final class TableWatcher implements Managed {
   private final Timer watchDuration;
   private ScheduledExecutorService executor;
   private final ExecutorService evaluators;
+  private final int maxEvaluationsPerRound;
+  private final java.util.concurrent.atomic.AtomicInteger evaluationBudget =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicInteger deferred =
+      new java.util.concurrent.atomic.AtomicInteger();
   private ScheduledFuture<?> schedule;
   private volatile TableListener listener = TableListener.NONE;
 
@@ -73,6 +78,24 @@ public final class TableWatcher implements Managed {
       Clock clock,
       MeterRegistry registry,
       int threads) {
+    this(connections, patterns, store, interval, clock, registry, threads, Integer.MAX_VALUE);
+  }
+
+  /**
+   * @param maxEvaluationsPerRound tables (new or changed) evaluated in one round at most; the
+   *     others keep their old verdict until a later round, so a round over a large, cold lake stays
+   *     short
+   */
+  public TableWatcher(
+      ServerCatalogs connections,
+      TablePatterns patterns,
+      StateStore store,
+      Duration interval,
+      Clock clock,
+      MeterRegistry registry,
+      int threads,
+      int maxEvaluationsPerRound) {
+    this.maxEvaluationsPerRound = maxEvaluationsPerRound;
     this.evaluators =
         Executors.newFixedThreadPool(
             threads,
@@ -174,12 +197,20 @@ public final class TableWatcher implements Managed {
 
   /** One pass over every catalog; public for tests and a future "watch now" endpoint. */
   public synchronized void round() {
+    evaluationBudget.set(maxEvaluationsPerRound);
+    deferred.set(0);
     watchDuration.record(
         () -> {
           for (CatalogSettings settings : catalogs) {
             watchCatalog(settings);
           }
         });
+    if (deferred.get() > 0) {
+      LOG.info(
+          "{} changed table(s) left for the next round (watch.maxEvaluationsPerRound = {})",
+          deferred.get(),
+          maxEvaluationsPerRound);
+    }
   }
 
   private void watchCatalog(CatalogSettings settings) {
@@ -240,6 +271,11 @@ public final class TableWatcher implements Managed {
     Long snapshotId = current == null ? null : current.snapshotId();
     TableRuntime known = tables.get(qualified);
     if (known != null && java.util.Objects.equals(known.snapshotId(), snapshotId)) {
+      return;
+    }
+    if (evaluationBudget.getAndDecrement() <= 0) {
+      // Not recorded: the next round sees the same change and evaluates it.
+      deferred.incrementAndGet();
       return;
     }
     boolean ownCommit =

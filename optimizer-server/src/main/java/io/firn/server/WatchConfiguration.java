@@ -16,6 +16,19 @@ public class WatchConfiguration {
   @jakarta.validation.constraints.Max(256)
   private int threads = 4;
 
+  @jakarta.validation.constraints.Min(1)
+  private int maxEvaluationsPerRound = 2000;
+
+  @JsonProperty
+  public int getMaxEvaluationsPerRound() {
+    return maxEvaluationsPerRound;
+  }
+
+  @JsonProperty
+  public void setMaxEvaluationsPerRound(int maxEvaluationsPerRound) {
+    this.maxEvaluationsPerRound = maxEvaluationsPerRound;
+  }
+
   @JsonProperty
   public int getThreads() {
     return threads;

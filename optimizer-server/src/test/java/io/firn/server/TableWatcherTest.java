@@ -25,6 +25,48 @@ class TableWatcherTest {
   @TempDir Path dir;
 
   @Test
+  void aRoundEvaluatesAtMostItsBudgetAndLeavesTheRestForTheNextRounds() throws Exception {
+    CatalogSettings settings =
+        new CatalogSettings(
+            "lake",
+            "jdbc",
+            "jdbc:sqlite:" + dir.resolve("catalog.db"),
+            dir.resolve("warehouse").toString(),
+            Map.of());
+    try (JdbcCatalog catalog =
+        (JdbcCatalog)
+            CatalogUtil.buildIcebergCatalog(
+                "lake", settings.icebergProperties(), new Configuration())) {
+      for (String name : List.of("a", "b", "c")) {
+        CdcTableGenerator.generate(
+            catalog,
+            TableIdentifier.of("db", name),
+            new CdcTableSpec(100, 2, 0.0, 0.0, 0.0, 0, 7L, false, false));
+      }
+    }
+    try (StateStore store = StateStore.open("jdbc:h2:mem:budget", null, null)) {
+      MeterRegistry registry = new SimpleMeterRegistry();
+      TableWatcher watcher =
+          new TableWatcher(
+              new ServerCatalogs(List.of(settings)),
+              new TablePatterns(List.of("*"), List.of()),
+              store,
+              Duration.ofMinutes(1),
+              Clock.systemUTC(),
+              registry,
+              1,
+              2);
+      watcher.round();
+      assertThat(watcher.tables()).hasSize(2);
+      watcher.round();
+      assertThat(watcher.tables()).hasSize(3);
+      watcher.round();
+      assertThat(evaluations(registry)).isEqualTo(3.0);
+      watcher.stop();
+    }
+  }
+
+  @Test
   void aRestartedWatcherDoesNotEvaluateUnchangedSnapshotsAgain() throws Exception {
     CatalogSettings settings =
         new CatalogSettings(
