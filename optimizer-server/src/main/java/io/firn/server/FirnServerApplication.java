@@ -207,7 +207,11 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
   /** The shipped defaults when no policy file is configured. */
   static PolicyRegistry.LoadedPolicy builtInPolicy() {
     PolicyFile policy =
-        PolicyParser.parse("built-in default policy", "version: 1\n", WindowCalendar::cronProblem);
+        PolicyParser.parse(
+            "built-in default policy",
+            // Without a group of its own, every table would share an implicit capacity of 1 task.
+            "version: 1\ngroups:\n  default: {capacity: 16}\ndefaults:\n  group: default\n",
+            WindowCalendar::cronProblem);
     return new PolicyRegistry.LoadedPolicy(
         policy, WindowCalendar.of(policy), Clock.systemUTC().instant());
   }
