@@ -79,6 +79,8 @@ public final class WatchRounds {
     int tables = (int) a.getLong("tables", 10_000);
     int namespaces = (int) a.getLong("namespaces", 100);
     double changed = a.getDouble("changed", 0.01);
+    // The server's watch.maxEvaluationsPerRound; by default unbounded (one cold round).
+    int maxEvaluations = (int) a.getLong("max-evaluations", Integer.MAX_VALUE);
     CatalogSettings settings = ScaleCatalogs.settings(a);
 
     MeterRegistry registry = new SimpleMeterRegistry();
@@ -93,8 +95,17 @@ public final class WatchRounds {
               Duration.ofMinutes(5),
               Clock.systemUTC(),
               registry,
-              threads);
-      rounds.add(round("first (all tables new)", watcher, registry));
+              threads,
+              maxEvaluations);
+      if (maxEvaluations >= tables) {
+        rounds.add(round("first (all tables new)", watcher, registry));
+      } else {
+        for (int i = 1; watcher.tables().size() < tables && i <= 100; i++) {
+          rounds.add(
+              round(
+                  "cold round " + i + " (at most " + maxEvaluations + " new)", watcher, registry));
+        }
+      }
       rounds.add(round("unchanged", watcher, registry));
 
       int toChange = (int) Math.round(tables * changed);
@@ -106,7 +117,7 @@ public final class WatchRounds {
           toChange,
           (System.nanoTime() - commitStarted) / 1e9);
       rounds.add(round("after " + toChange + " tables changed", watcher, registry));
-      Round last = rounds.get(2);
+      Round last = rounds.get(rounds.size() - 1);
       if (last.evaluated() != toChange) {
         throw new IllegalStateException(
             "the watcher evaluated "

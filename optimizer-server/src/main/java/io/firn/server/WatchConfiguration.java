@@ -17,7 +17,7 @@ public class WatchConfiguration {
   private int threads = 4;
 
   @jakarta.validation.constraints.Min(1)
-  private int maxEvaluationsPerRound = 2000;
+  private int maxEvaluationsPerRound = 1000;
 
   @JsonProperty
   public int getMaxEvaluationsPerRound() {
