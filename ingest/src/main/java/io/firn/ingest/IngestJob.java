@@ -15,18 +15,32 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.Collector;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink;
+import org.apache.iceberg.flink.sink.dynamic.DynamicRecord;
+import org.apache.iceberg.flink.sink.dynamic.DynamicRecordGenerator;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 /**
- * The ingest job: events (JSON strings) → {@link IngestRecordGenerator} → Iceberg's {@code
- * DynamicIcebergSink}, which creates and evolves the routed tables and commits on checkpoints. Thin
- * shell: routing lives in {@link JsonEventRouter}.
+ * The ingest job: events (JSON strings) → {@link IngestRouter} (routing, schema inference, metrics)
+ * → Iceberg's {@code DynamicIcebergSink}, which creates and evolves the routed tables and commits
+ * on checkpoints. Thin shell: routing lives in {@link JsonEventRouter} and {@link
+ * DebeziumEventRouter}.
  */
 public final class IngestJob {
   private IngestJob() {}
+
+  /** The sink's generator: the router already made the records. */
+  static final class PassThrough implements DynamicRecordGenerator<DynamicRecord> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void generate(DynamicRecord record, Collector<DynamicRecord> out) {
+      out.collect(record);
+    }
+  }
 
   /** Attaches the routing upsert sink (and the dead-letter table) to {@code events}. */
   public static DataStreamSink<?> addSink(
@@ -34,15 +48,17 @@ public final class IngestJob {
       CatalogLoader catalogLoader,
       IngestSettings settings,
       Map<String, String> tableProperties) {
-    DataStream<IngestEvent> marked =
+    DataStream<DynamicRecord> routed =
         events
-            .process(new CheckpointBoundaryMarker())
-            .returns(IngestEvent.class)
+            .process(new IngestRouter(settings, catalogLoader))
+            .returns(new DynamicRecordTypeInfo())
+            // Same parallelism as the input: chained to it and to the sink's processor, so that
+            // records reach the writers in the order the router emitted them.
             .setParallelism(events.getParallelism())
-            .name("firn-checkpoint-boundaries")
-            .uid("firn-checkpoint-boundaries");
-    return DynamicIcebergSink.forInput(marked)
-        .generator(new IngestRecordGenerator(settings, catalogLoader))
+            .name("firn-route")
+            .uid("firn-route");
+    return DynamicIcebergSink.forInput(routed)
+        .generator(new PassThrough())
         .catalogLoader(catalogLoader)
         .tableCreator(new VersionTwoTableCreator(tableProperties, settings))
         .writeParallelism(settings.writeParallelism())

@@ -9,14 +9,23 @@ import io.firn.core.catalog.CatalogSettings;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -36,10 +45,14 @@ import org.junit.jupiter.api.io.TempDir;
 class IngestJobIT {
   private static final long EVENTS = 300;
 
+  /** Keeps the metrics of finished jobs, so that a bounded job's final counts can be checked. */
+  private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
   @RegisterExtension
   static final MiniClusterExtension CLUSTER =
       new MiniClusterExtension(
           new MiniClusterResourceConfiguration.Builder()
+              .setConfiguration(METRICS.addToConfiguration(new Configuration()))
               .setNumberTaskManagers(1)
               .setNumberSlotsPerTaskManager(4)
               .build());
@@ -139,10 +152,11 @@ class IngestJobIT {
         loader,
         IngestSettings.defaults("events"),
         Map.of());
-    env.execute("ingest-it");
+    JobID job = env.execute("ingest-it").getJobID();
 
     Catalog catalog = loader.loadCatalog();
     Map<String, Map<Object, JsonNode>> expected = latestPerKey();
+    assertMetrics(job);
     assertThat(expected).containsOnlyKeys("order_events", "user_events");
     for (String name : expected.keySet()) {
       Table table = catalog.loadTable(TableIdentifier.of("events", name));
@@ -193,6 +207,67 @@ class IngestJobIT {
         .extracting(r -> r.getField("detail"))
         .containsExactly("key field 'id' is absent");
     assertThat(letters).allSatisfy(r -> assertThat(r.getField("received_at")).isNotNull());
+  }
+
+  /** The job's firn metrics match what it wrote (names and labels as docs/metrics.md lists). */
+  private static void assertMetrics(JobID job) {
+    Map<String, Double> metrics = firnMetrics(job);
+    long orders = 0;
+    long users = 0;
+    for (long i = 0; i < EVENTS; i++) {
+      if (i != SampleEvents.malformedIndex(EVENTS) && i != SampleEvents.missingKeyIndex(EVENTS)) {
+        if (i % 2 == 0) {
+          orders++;
+        } else {
+          users++;
+        }
+      }
+    }
+    assertThat(metrics)
+        .as("records per table, dead letters per reason, tables created")
+        .containsEntry(
+            "ingest_records_total{catalog=firn,namespace=events,table=order_events}",
+            (double) orders)
+        .containsEntry(
+            "ingest_records_total{catalog=firn,namespace=events,table=user_events}", (double) users)
+        .containsEntry("ingest_dead_letters_total{reason=unparseable_json}", 1.0)
+        .containsEntry("ingest_dead_letters_total{reason=missing_key}", 1.0)
+        .containsEntry("ingest_dead_letters_total{reason=incompatible_type}", 0.0)
+        .containsEntry("ingest_table_creations_total{catalog=firn}", 2.0)
+        .containsEntry(
+            "ingest_schema_changes_total{catalog=firn,namespace=events,table=user_events}", 1.0)
+        .doesNotContainKey(
+            "ingest_schema_changes_total{catalog=firn,namespace=events,table=order_events}")
+        .containsKey("ingest_commit_lag_seconds{}");
+  }
+
+  /**
+   * The job's metrics under the operator group {@code firn}, as {@code name{label=value,...}} (the
+   * key/value groups below {@code firn}, in order) summed over subtasks.
+   */
+  static Map<String, Double> firnMetrics(JobID job) {
+    Map<String, Double> values = new TreeMap<>();
+    for (Map.Entry<MetricGroup, Map<String, Metric>> group :
+        METRICS.getMetricsByGroup().entrySet()) {
+      Map<String, String> variables = group.getKey().getAllVariables();
+      String[] scope = group.getKey().getScopeComponents();
+      int firn = Arrays.asList(scope).indexOf("firn");
+      if (!job.toString().equals(variables.get("<job_id>")) || firn < 0) {
+        continue;
+      }
+      List<String> labels = new ArrayList<>();
+      for (int i = firn + 1; i + 1 < scope.length; i += 2) {
+        labels.add(scope[i] + "=" + scope[i + 1]);
+      }
+      for (Map.Entry<String, Metric> metric : group.getValue().entrySet()) {
+        double value =
+            metric.getValue() instanceof Counter counter
+                ? counter.getCount()
+                : ((Number) ((Gauge<?>) metric.getValue()).getValue()).doubleValue();
+        values.merge(metric.getKey() + "{" + String.join(",", labels) + "}", value, Double::sum);
+      }
+    }
+    return values;
   }
 
   private static Map<String, Map<Object, JsonNode>> latestPerKey() throws IOException {
