@@ -20,11 +20,12 @@ final class MetricCatalogue {
     JVM,
     /** Used by a shipped rule or dashboard; the server does not export it yet. */
     SERVER_PENDING,
-    /** The ingest job's metrics (Flink metric reporter); not exported yet. */
+    /** The ingest job's metrics, exported through Flink's metric reporter. */
     INGEST;
 
+    /** Its metrics are not exported yet. */
     boolean pending() {
-      return this == SERVER_PENDING || this == INGEST;
+      return this == SERVER_PENDING;
     }
   }
 
