@@ -47,7 +47,7 @@ import java.util.Map;
  * tables:                       # first matching rule wins; others: key id, upsert
  *   - match: "order_*"          # glob on the table name: * any characters, ? one
  *     primary-key: [id]
- *     partition-candidates: [region]
+ *     partition-candidates: [bucket(16, id)]  # region | bucket(N, col) | truncate(W, col)
  *     target-file-size: 128MiB
  *     upsert: true              # false: append (json only)
  * checkpoint-interval: 10s
@@ -287,13 +287,26 @@ public final class IngestConfigParser {
           throw value(
               key + ".upsert", "false", "debezium change events need upserts (format: debezium)");
         }
-        rules.add(
-            new TableRule(
-                match,
-                primaryKey.isEmpty() ? List.of("id") : primaryKey,
-                names(rule.get("partition-candidates"), key + ".partition-candidates"),
-                targetFileSize,
-                upsert));
+        List<PartitionCandidate> candidates = new ArrayList<>();
+        for (String candidate :
+            names(rule.get("partition-candidates"), key + ".partition-candidates")) {
+          try {
+            candidates.add(PartitionCandidate.parse(candidate));
+          } catch (IllegalArgumentException e) {
+            throw value(key + ".partition-candidates", candidate, e.getMessage());
+          }
+        }
+        try {
+          rules.add(
+              new TableRule(
+                  match,
+                  primaryKey.isEmpty() ? List.of("id") : primaryKey,
+                  candidates,
+                  targetFileSize,
+                  upsert));
+        } catch (IllegalArgumentException e) {
+          throw error(key + ": " + e.getMessage());
+        }
       }
       return rules;
     }

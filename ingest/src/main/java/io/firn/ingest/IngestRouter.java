@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,15 +21,22 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SnapshotRef;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.UpdatePartitionSpec;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.sink.dynamic.DynamicRecord;
+import org.apache.iceberg.flink.sink.dynamic.PartitionSpecEvolution;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,8 +70,12 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
   /** Per-table metric series a subtask creates before counting further tables together. */
   static final int TABLE_SERIES_LIMIT = 500;
 
+  /** Attempts to evolve a table's schema or spec against concurrent commits. */
+  private static final int EVOLVE_ATTEMPTS = 10;
+
   private final IngestSettings settings;
   private final CatalogLoader catalogLoader;
+  private transient Catalog catalog;
   private transient EventRouter router;
   private transient TableIdentifier deadLetterTable;
   private transient Clock clock;
@@ -72,6 +84,8 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
   private transient Map<TableIdentifier, Map<List<Object>, RowData>> rowsSinceBarrier;
   private transient Map<String, Boolean> upsertByTable;
   private transient Set<TableIdentifier> absentAtFirstSight;
+  private transient Map<TableIdentifier, PartitionSpec> existingSpecs;
+  private transient Map<Schema, PartitionSpec> specs;
 
   public IngestRouter(IngestSettings settings, CatalogLoader catalogLoader) {
     this.settings = settings;
@@ -81,15 +95,20 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
   @Override
   public void open(OpenContext context) {
     Catalog catalog = catalogLoader.loadCatalog();
+    this.catalog = catalog;
     this.absentAtFirstSight = new HashSet<>();
+    this.existingSpecs = new HashMap<>();
+    this.specs = new IdentityHashMap<>();
     this.router =
         settings.router(
             table -> {
-              Optional<Schema> schema = currentSchema(catalog, table);
-              if (schema.isEmpty()) {
+              Optional<Table> loaded = currentTable(catalog, table);
+              if (loaded.isEmpty()) {
                 absentAtFirstSight.add(table);
+              } else {
+                existingSpecs.put(table, loaded.get().spec());
               }
-              return schema;
+              return loaded.map(Table::schema);
             });
     this.deadLetterTable =
         TableIdentifier.of(Namespace.of(settings.namespace()), settings.deadLetterTable());
@@ -102,9 +121,9 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
     this.upsertByTable = new HashMap<>();
   }
 
-  private static Optional<Schema> currentSchema(Catalog catalog, TableIdentifier table) {
+  private static Optional<Table> currentTable(Catalog catalog, TableIdentifier table) {
     try {
-      return Optional.of(catalog.loadTable(table).schema());
+      return Optional.of(catalog.loadTable(table));
     } catch (NoSuchTableException e) {
       return Optional.empty();
     }
@@ -149,14 +168,15 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
   private void write(Routing.Routed routed, Collector<DynamicRecord> out) {
     metrics.record(routed.table());
     Schema previous = lastSchemas.put(routed.table(), routed.schema());
-    if (previous == null) {
-      if (absentAtFirstSight.remove(routed.table())) {
-        LOG.info("Creating table {} with schema {}", routed.table(), routed.schema());
-        metrics.tableCreation();
+    if (previous == null && absentAtFirstSight.remove(routed.table())) {
+      // The sink creates it with this schema and spec (VersionTwoTableCreator).
+      LOG.info("Creating table {} with schema {}", routed.table(), routed.schema());
+      metrics.tableCreation();
+    } else if (previous == null
+        || (previous != routed.schema() && !previous.sameSchema(routed.schema()))) {
+      if (evolve(routed.table(), routed.schema(), spec(routed.table(), routed.schema()))) {
+        metrics.schemaChange(routed.table());
       }
-    } else if (previous != routed.schema() && !previous.sameSchema(routed.schema())) {
-      LOG.info("Evolving the schema of {}: {} -> {}", routed.table(), previous, routed.schema());
-      metrics.schemaChange(routed.table());
     }
     if (!upsert(routed)) {
       // Appends keep every row: nothing to deduplicate when the schema widens mid-checkpoint.
@@ -196,12 +216,142 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
             SnapshotRef.MAIN_BRANCH,
             schema,
             row,
-            PartitionSpec.unpartitioned(),
+            spec(table, schema),
             DistributionMode.HASH,
             settings.writeParallelism());
-    record.setUpsertMode(upsert(routed));
-    record.setEqualityFields(routed.keyFields());
+    if (upsert(routed)) {
+      record.setUpsertMode(true);
+      record.setEqualityFields(routed.keyFields());
+    } else {
+      // Appends have no equality fields: the sink then spreads rows by partition, and accepts
+      // partition columns outside the key.
+      record.setEqualityFields(Set.of());
+    }
     return record;
+  }
+
+  /**
+   * Brings {@code table}'s schema and spec up to {@code schema} and {@code spec} (new columns as
+   * optional, allowed widenings, the candidates' spec) before the first record that needs them,
+   * retrying when a commit of the sink wins the race. The sink would make the same change itself,
+   * but in one attempt: a data commit landing in between fails the task (seen with Iceberg 1.11.0),
+   * and the job restarts. With the change already in the table the sink finds it and commits
+   * nothing.
+   *
+   * @return whether this call changed the table
+   */
+  private boolean evolve(TableIdentifier identifier, Schema schema, PartitionSpec spec) {
+    for (int attempt = 1; ; attempt++) {
+      Table table = catalog.loadTable(identifier);
+      boolean schemaChanged = !covers(table.schema(), schema);
+      boolean specChanged =
+          !settings.table(identifier.name()).partitionCandidates().isEmpty()
+              && !PartitionSpecEvolution.checkCompatibility(table.spec(), spec);
+      if (!schemaChanged && !specChanged) {
+        return false;
+      }
+      try {
+        if (schemaChanged) {
+          table.updateSchema().unionByNameWith(schema).commit();
+          LOG.info(
+              "Evolved the schema of {}: {} -> {}", identifier, table.schema(), schema.asStruct());
+        }
+        if (specChanged) {
+          UpdatePartitionSpec update = table.updateSpec();
+          Set<String> wanted = new HashSet<>();
+          for (PartitionField field : spec.fields()) {
+            String column = spec.schema().findColumnName(field.sourceId());
+            wanted.add(column + "/" + field.transform());
+            if (!has(table.spec(), column, field.transform().toString())) {
+              update.addField(Expressions.transform(column, field.transform()));
+            }
+          }
+          for (PartitionField field : table.spec().fields()) {
+            String column = table.schema().findColumnName(field.sourceId());
+            if (!wanted.contains(column + "/" + field.transform())) {
+              update.removeField(field.name());
+            }
+          }
+          update.commit();
+          LOG.info("Evolved the partition spec of {}: {} -> {}", identifier, table.spec(), spec);
+        }
+        return true;
+      } catch (CommitFailedException e) {
+        if (attempt >= EVOLVE_ATTEMPTS) {
+          throw new IllegalStateException(
+              "Could not evolve "
+                  + identifier
+                  + " to schema "
+                  + schema.asStruct()
+                  + " and spec "
+                  + spec
+                  + " after "
+                  + attempt
+                  + " attempts: other commits kept winning",
+              e);
+        }
+        LOG.info(
+            "Evolving {} lost a commit race (attempt {} of {}); retrying",
+            identifier,
+            attempt,
+            EVOLVE_ATTEMPTS);
+        sleepQuietly(20L * attempt);
+      }
+    }
+  }
+
+  /** Whether {@code table} has every column of {@code wanted}, in its type or a wider one. */
+  private static boolean covers(Schema table, Schema wanted) {
+    for (Types.NestedField column : wanted.columns()) {
+      Types.NestedField existing = table.findField(column.name());
+      if (existing == null
+          || !(existing.type().equals(column.type())
+              || (column.type().isPrimitiveType()
+                  && existing.type().isPrimitiveType()
+                  && TypeUtil.isPromotionAllowed(
+                      column.type(), existing.type().asPrimitiveType())))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean has(PartitionSpec spec, String column, String transform) {
+    for (PartitionField field : spec.fields()) {
+      if (column.equals(spec.schema().findColumnName(field.sourceId()))
+          && transform.equals(field.transform().toString())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void sleepQuietly(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while evolving a table", e);
+    }
+  }
+
+  /**
+   * The partition spec of {@code table}'s records in {@code schema}: the rule's candidates the
+   * schema has; without candidates, the spec the table had when first seen (so that the sink never
+   * un-partitions a table partitioned by someone else), else unpartitioned.
+   */
+  private PartitionSpec spec(TableIdentifier table, Schema schema) {
+    List<PartitionCandidate> candidates = settings.table(table.name()).partitionCandidates();
+    if (candidates.isEmpty()) {
+      return existingSpecs.getOrDefault(table, PartitionSpec.unpartitioned());
+    }
+    return specs.computeIfAbsent(
+        schema,
+        s -> {
+          PartitionSpec spec = PartitionCandidate.spec(candidates, s);
+          LOG.info("Partition spec of {} for its schema {}: {}", table, s.schemaId(), spec);
+          return spec;
+        });
   }
 
   private boolean upsert(Routing.Routed routed) {

@@ -10,8 +10,9 @@ import java.util.regex.Pattern;
  * @param match a glob on the table name (without namespace): {@code *} any characters, {@code ?}
  *     one character
  * @param primaryKey the key fields: the table's identifier fields and the upsert equality fields
- * @param partitionCandidates columns to partition by (identity) once the table has them; parsed and
- *     validated, applied to table specs in a later slice
+ * @param partitionCandidates what to partition by once the table has the column (see {@link
+ *     PartitionCandidate}); for upsert tables only key columns, since an upsert that moved a key to
+ *     another partition would leave its old row behind (Iceberg's sink refuses it too)
  * @param targetFileSize {@code write.target-file-size-bytes} for new tables; null keeps Iceberg's
  *     default
  * @param upsert whether rows upsert by key (true) or are appended (false; plain JSON only)
@@ -19,7 +20,7 @@ import java.util.regex.Pattern;
 public record TableRule(
     String match,
     List<String> primaryKey,
-    List<String> partitionCandidates,
+    List<PartitionCandidate> partitionCandidates,
     Long targetFileSize,
     boolean upsert)
     implements Serializable {
@@ -34,6 +35,23 @@ public record TableRule(
     if (primaryKey.isEmpty()) {
       throw new IllegalArgumentException(
           "table rule '" + match + "': primary key must name at least one field");
+    }
+    if (upsert) {
+      for (PartitionCandidate candidate : partitionCandidates) {
+        if (!primaryKey.contains(candidate.column())) {
+          throw new IllegalArgumentException(
+              "table rule '"
+                  + match
+                  + "': partition candidate "
+                  + candidate
+                  + " must use a primary-key column "
+                  + primaryKey
+                  + " in an upsert table (an upsert that moved a key to another partition would"
+                  + " leave its old row behind); partition by a key column, e.g. bucket(16, "
+                  + primaryKey.get(0)
+                  + "), or set upsert: false");
+        }
+      }
     }
   }
 

@@ -41,7 +41,7 @@ class IngestConfigParserTest {
         tables:
           - match: "order_*"
             primary-key: [order_id, line]
-            partition-candidates: region
+            partition-candidates: ["bucket(8, order_id)", line]
             target-file-size: 64MiB
           - match: "*"
             primary-key: id
@@ -79,7 +79,13 @@ class IngestConfigParserTest {
     assertThat(settings.table("order_lines"))
         .isEqualTo(
             new TableRule(
-                "order_*", List.of("order_id", "line"), List.of("region"), 64L << 20, true));
+                "order_*",
+                List.of("order_id", "line"),
+                List.of(
+                    new PartitionCandidate("bucket", 8, "order_id"),
+                    new PartitionCandidate("identity", 0, "line")),
+                64L << 20,
+                true));
     assertThat(settings.table("users").primaryKey()).containsExactly("id");
     assertThat(settings.table("users").match()).isEqualTo("*");
   }
@@ -187,6 +193,35 @@ class IngestConfigParserTest {
             () -> IngestJob.config(new String[] {"--config", dir.resolve("no.yaml").toString()}))
         .isInstanceOf(InvalidIngestConfigException.class)
         .hasMessageContaining("no.yaml: cannot read the file");
+  }
+
+  @Test
+  void partitionCandidatesMustParseAndUseKeyColumnsInUpsertTables() {
+    assertError("tables:\n  - match: a\n    partition-candidates: [\"day(ts)\"]\n")
+        .hasMessage(
+            "f.yaml: tables[0].partition-candidates = 'day(ts)': must be a column name,"
+                + " bucket(N, column) or truncate(W, column)");
+    assertError("tables:\n  - match: a\n    partition-candidates: [\"bucket(0, id)\"]\n")
+        .hasMessage(
+            "f.yaml: tables[0].partition-candidates = 'bucket(0, id)': bucket width must be at"
+                + " least 1");
+    assertError("tables:\n  - match: orders\n    partition-candidates: region\n")
+        .hasMessage(
+            "f.yaml: tables[0]: table rule 'orders': partition candidate region must use a"
+                + " primary-key column [id] in an upsert table (an upsert that moved a key to"
+                + " another partition would leave its old row behind); partition by a key"
+                + " column, e.g. bucket(16, id), or set upsert: false");
+    assertThat(
+            IngestConfigParser.parse(
+                    "tables:\n  - match: logs\n    upsert: false\n"
+                        + "    partition-candidates: [region, \"TRUNCATE(4, Sku)\"]\n",
+                    "f.yaml")
+                .settings()
+                .table("logs")
+                .partitionCandidates())
+        .containsExactly(
+            new PartitionCandidate("identity", 0, "region"),
+            new PartitionCandidate("truncate", 4, "Sku"));
   }
 
   private static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable> assertError(

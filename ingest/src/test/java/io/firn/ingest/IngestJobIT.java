@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.JobID;
@@ -75,24 +76,10 @@ class IngestJobIT {
   @Test
   void changeEventsLeaveTheLastRowPerKeyAndDeadLetterMalformedOnes() throws Exception {
     List<String> events = ChangeEvents.events(300);
-    CatalogLoader loader = IngestJob.catalogLoader(catalogSettings());
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.setParallelism(2);
     // ~2 s of input, a commit every 200 ms: updates and deletes hit rows of earlier commits, and
     // the new column arrives while the checkpoint in flight holds rows in the old schema.
-    env.enableCheckpointing(200);
-    DataGeneratorSource<IngestEvent> source =
-        new DataGeneratorSource<>(
-            new ListedEvents(events),
-            events.size(),
-            RateLimiterStrategy.perSecond(150),
-            TypeInformation.of(IngestEvent.class));
-    IngestJob.addSink(
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "cdc").setParallelism(1),
-        loader,
-        IngestSettings.defaults("events").withFormat(EventFormat.DEBEZIUM),
-        Map.of());
-    env.execute("ingest-cdc-it");
+    CatalogLoader loader =
+        runListed(events, IngestSettings.defaults("events").withFormat(EventFormat.DEBEZIUM));
 
     Catalog catalog = loader.loadCatalog();
     Table table = catalog.loadTable(TableIdentifier.of("events", "customers"));
@@ -122,6 +109,114 @@ class IngestJobIT {
     assertThat(letters)
         .extracting(r -> r.getField("reason"), r -> r.getField("payload"))
         .containsExactlyInAnyOrderElementsOf(wantedLetters);
+  }
+
+  @Test
+  void tablesArePartitionedByTheirCandidatesAndTheSpecEvolvesWhenOneAppears() throws Exception {
+    // Upserts into a table bucketed by its key; appends into a log whose candidate column
+    // ('region') only appears halfway, so its spec evolves mid-run.
+    List<String> events = new ArrayList<>();
+    for (int i = 0; i < 240; i++) {
+      if (i % 2 == 0) {
+        events.add(
+            String.format(
+                Locale.ROOT,
+                "{\"event_type\":\"order_events\",\"id\":%d,\"status\":\"v%d\"}",
+                i % 50,
+                i));
+      } else {
+        String region = i < 120 ? "" : ",\"region\":\"" + (i % 3 == 0 ? "eu" : "us") + "\"";
+        events.add(
+            String.format(Locale.ROOT, "{\"event_type\":\"click_logs\",\"id\":%d%s}", i, region));
+      }
+    }
+    IngestSettings settings =
+        new IngestSettings(
+            "events",
+            "event_type",
+            null,
+            List.of(
+                new TableRule(
+                    "order_events",
+                    List.of("id"),
+                    List.of(PartitionCandidate.parse("bucket(4, id)")),
+                    null,
+                    true),
+                new TableRule(
+                    "click_logs",
+                    List.of("id"),
+                    List.of(PartitionCandidate.parse("region")),
+                    null,
+                    false)),
+            "dead_letters",
+            2,
+            EventFormat.JSON);
+    CatalogLoader loader = runListed(events, settings);
+
+    Catalog catalog = loader.loadCatalog();
+    Table orders = catalog.loadTable(TableIdentifier.of("events", "order_events"));
+    assertThat(orders.spec().fields())
+        .extracting(f -> f.transform().toString())
+        .containsExactly("bucket[4]");
+    Map<String, Map<Object, JsonNode>> expected = latestPerKey(events);
+    List<List<Object>> wantedOrders = new ArrayList<>();
+    for (JsonNode event : expected.get("order_events").values()) {
+      wantedOrders.add(toRow(orders, event));
+    }
+    assertThat(readRows(orders))
+        .as("partitioned upserts: the last event per key")
+        .containsExactlyInAnyOrderElementsOf(wantedOrders);
+    assertThat(partitionsOf(orders)).as("order files span several buckets").hasSizeGreaterThan(1);
+
+    Table clicks = catalog.loadTable(TableIdentifier.of("events", "click_logs"));
+    assertThat(clicks.specs()).as("unpartitioned first, then by region").hasSize(2);
+    assertThat(clicks.spec().fields())
+        .extracting(f -> f.name(), f -> f.transform().toString())
+        .containsExactly(tuple("region", "identity"));
+    assertThat(readRows(clicks)).as("every click appended once").hasSize(120);
+    assertThat(partitionsOf(clicks))
+        .as("files of the new spec are partitioned by region")
+        .contains("1:eu", "1:us", "0:");
+  }
+
+  /**
+   * Runs the job over {@code events} (one source subtask, 150 events/s, a checkpoint every 200 ms,
+   * parallelism 2) to the end.
+   */
+  private CatalogLoader runListed(List<String> events, IngestSettings settings) throws Exception {
+    CatalogLoader loader = IngestJob.catalogLoader(catalogSettings());
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(2);
+    env.enableCheckpointing(200);
+    DataGeneratorSource<IngestEvent> source =
+        new DataGeneratorSource<>(
+            new ListedEvents(events),
+            events.size(),
+            RateLimiterStrategy.perSecond(150),
+            TypeInformation.of(IngestEvent.class));
+    IngestJob.addSink(
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "listed").setParallelism(1),
+        loader,
+        settings,
+        Map.of());
+    env.execute("ingest-listed-it");
+    return loader;
+  }
+
+  /** {@code specId:partition} of every live data file. */
+  private static java.util.Set<String> partitionsOf(Table table) throws IOException {
+    java.util.Set<String> partitions = new java.util.TreeSet<>();
+    try (var tasks = table.newScan().planFiles()) {
+      for (var task : tasks) {
+        var file = task.file();
+        StringBuilder values = new StringBuilder();
+        for (int i = 0; i < file.partition().size(); i++) {
+          values.append(i == 0 ? "" : "/").append(file.partition().get(i, Object.class));
+        }
+        partitions.add(file.specId() + ":" + values);
+      }
+    }
+    return partitions;
   }
 
   private CatalogSettings catalogSettings() {
