@@ -20,12 +20,72 @@ public record IngestConfig(
   public sealed interface Source {}
 
   /**
-   * The built-in bounded event generator ({@link SampleEvents}).
+   * The built-in event generator.
    *
-   * @param events how many events to produce
+   * @param profile which events: the realistic {@link EventStream} or the small {@link
+   *     SampleEvents} set
+   * @param events how many events to produce ({@link #UNBOUNDED}: until cancelled)
    * @param perSecond how many events per second
+   * @param seed varies the stream's random choices (stream profile)
+   * @param v2After the first event index with v2 payloads (stream profile)
+   * @param newTypeAfter the first event index that may be of the fourth type, {@code
+   *     payment_events} (stream profile)
+   * @param badEvery every {@code badEvery}-th event is malformed, for the dead-letter path (0:
+   *     none; stream profile)
    */
-  public record GeneratorSource(long events, double perSecond) implements Source {}
+  public record GeneratorSource(
+      Profile profile,
+      long events,
+      double perSecond,
+      long seed,
+      long v2After,
+      long newTypeAfter,
+      long badEvery)
+      implements Source {
+
+    /** {@link #events()} of a stream that runs until the job is cancelled. */
+    public static final long UNBOUNDED = Long.MAX_VALUE;
+
+    /**
+     * The realistic stream with default switches: v2 payloads from half of {@code events} and the
+     * fourth type from two thirds on (5,000 and 10,000 events when unbounded), seed 1, no bad
+     * events.
+     */
+    public static GeneratorSource stream(long events, double perSecond) {
+      boolean bounded = events != UNBOUNDED;
+      return new GeneratorSource(
+          Profile.STREAM,
+          events,
+          perSecond,
+          1,
+          bounded ? events / 2 : 5_000,
+          bounded ? events * 2 / 3 : 10_000,
+          0);
+    }
+
+    /** The small sample set ({@link SampleEvents}) of {@code events} events. */
+    public static GeneratorSource sample(long events, double perSecond) {
+      return new GeneratorSource(Profile.SAMPLE, events, perSecond, 1, 0, 0, 0);
+    }
+
+    /** The stream's settings in {@code format} (stream profile). */
+    public EventStream.Settings streamSettings(EventFormat format) {
+      return EventStream.Settings.of(seed, v2After, newTypeAfter, format).withBadEvery(badEvery);
+    }
+  }
+
+  /** The generator's event sets. */
+  public enum Profile {
+    /** {@link EventStream}: four event types, v1 then v2 payloads, updates (and CDC deletes). */
+    STREAM,
+    /** {@link SampleEvents}: two tables, one new field, two bad events (plain JSON only). */
+    SAMPLE;
+
+    /** The name used in configuration ({@code stream}, {@code sample}). */
+    public String configName() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
 
   /** Kafka topics. */
   public record KafkaSource(KafkaSettings kafka) implements Source {}
@@ -34,13 +94,14 @@ public record IngestConfig(
   public static final Path EMBEDDED_DIRECTORY = Path.of("firn-data");
 
   /**
-   * The embedded default: 1,000 generated events at 100 per second into a JDBC catalog on the
-   * SQLite file {@code firn-data/catalog.db} (warehouse {@code firn-data/warehouse}), namespace
+   * The embedded default: 1,000 events of the realistic stream ({@link EventStream}: v2 payloads
+   * from event 500, {@code payment_events} from event 666) at 100 per second into a JDBC catalog on
+   * the SQLite file {@code firn-data/catalog.db} (warehouse {@code firn-data/warehouse}), namespace
    * {@code events}, a checkpoint every 10 s.
    */
   public static IngestConfig embedded() {
     return new IngestConfig(
-        new GeneratorSource(1_000, 100),
+        GeneratorSource.stream(1_000, 100),
         embeddedCatalog(),
         IngestSettings.defaults("events"),
         Duration.ofSeconds(10));

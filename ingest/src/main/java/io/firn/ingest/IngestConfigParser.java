@@ -25,8 +25,14 @@ import java.util.Map;
  * <pre>
  * source:                       # default: the generator
  *   type: kafka                 # generator | kafka
- *   events: 1000                #   generator: how many events (default 1000)
+ *   profile: stream             #   generator: stream (realistic, see EventStream) | sample
+ *   events: 1000                #   generator: how many events, or unbounded (stream default;
+ *                               #     sample: 1000; no source at all: 1000 of the stream)
  *   rate: 100                   #   generator: events per second (default 100)
+ *   v2-after: 500               #   stream: first event with v2 payloads (default events/2, 5000)
+ *   new-type-after: 666         #   stream: first payment_events event (default 2*events/3, 10000)
+ *   seed: 1                     #   stream: varies the random choices (default 1)
+ *   bad-every: 0                #   stream: every Nth event malformed, 0 none (default 0)
  *   bootstrap-servers: host:9092  # kafka: required
  *   topics: [events]            #   kafka: required, a list or one name
  *   group-id: firn-ingest       #   kafka (default firn-ingest)
@@ -73,7 +79,11 @@ public final class IngestConfigParser {
           "checkpoint-interval",
           "dead-letter-table",
           "write-parallelism");
-  private static final List<String> GENERATOR_KEYS = List.of("type", "events", "rate");
+  private static final List<String> GENERATOR_KEYS =
+      List.of(
+          "type", "profile", "events", "rate", "v2-after", "new-type-after", "seed", "bad-every");
+  private static final List<String> STREAM_ONLY_KEYS =
+      List.of("v2-after", "new-type-after", "seed", "bad-every");
   private static final List<String> KAFKA_KEYS =
       List.of(
           "type",
@@ -92,6 +102,9 @@ public final class IngestConfigParser {
   private IngestConfigParser() {}
 
   /**
+   * Reads {@code file}, replacing {@code ${NAME}} and {@code ${NAME:-default}} by environment
+   * variables first (see {@link EnvSubstitution}).
+   *
    * @throws InvalidIngestConfigException when the file cannot be read or is invalid
    */
   public static IngestConfig parse(Path file) {
@@ -101,7 +114,8 @@ public final class IngestConfigParser {
     } catch (IOException e) {
       throw new InvalidIngestConfigException(file + ": cannot read the file: " + e, e);
     }
-    return parse(text, file.toString());
+    return parse(
+        EnvSubstitution.substitute(text, System.getenv(), file.toString()), file.toString());
   }
 
   /**
@@ -133,7 +147,7 @@ public final class IngestConfigParser {
       }
       object(root, "", ROOT_KEYS);
       EventFormat format = format(root.get("format"));
-      IngestConfig.Source source = source(root.get("source"));
+      IngestConfig.Source source = source(root.get("source"), format);
       CatalogSettings catalog = catalog(root.get("catalog"));
       String namespace = text(root, "namespace", "events");
       JsonNode routing = root.get("routing");
@@ -185,7 +199,7 @@ public final class IngestConfigParser {
       throw value("format", node.asText(), "must be one of json, debezium");
     }
 
-    private IngestConfig.Source source(JsonNode node) {
+    private IngestConfig.Source source(JsonNode node, EventFormat format) {
       if (node == null || node.isNull()) {
         return IngestConfig.embedded().source();
       }
@@ -196,9 +210,7 @@ public final class IngestConfigParser {
       switch (type) {
         case "generator" -> {
           object(node, "source", GENERATOR_KEYS, "a generator source");
-          return new IngestConfig.GeneratorSource(
-              integer(node, "source.events", 1_000, 1, Long.MAX_VALUE),
-              positive(node, "source.rate", 100));
+          return generator(node, format);
         }
         case "kafka" -> {
           object(node, "source", KAFKA_KEYS, "a kafka source");
@@ -221,6 +233,67 @@ public final class IngestConfigParser {
         }
         default -> throw value("source.type", type, "must be one of generator, kafka");
       }
+    }
+
+    private IngestConfig.GeneratorSource generator(JsonNode node, EventFormat format) {
+      String profileName = text(node, "source.profile", "stream");
+      IngestConfig.Profile profile = null;
+      for (IngestConfig.Profile candidate : IngestConfig.Profile.values()) {
+        if (candidate.configName().equals(profileName)) {
+          profile = candidate;
+        }
+      }
+      if (profile == null) {
+        throw value("source.profile", profileName, "must be one of stream, sample");
+      }
+      double rate = positive(node, "source.rate", 100);
+      if (profile == IngestConfig.Profile.SAMPLE) {
+        for (String key : STREAM_ONLY_KEYS) {
+          if (node.has(key)) {
+            throw value("source." + key, node.get(key).asText(), "only for profile: stream");
+          }
+        }
+        if (format != EventFormat.JSON) {
+          throw value(
+              "source.profile",
+              profileName,
+              "the sample events are plain JSON: needs format: json (or profile: stream)");
+        }
+        return IngestConfig.GeneratorSource.sample(events(node, 1_000, false), rate);
+      }
+      long events = events(node, IngestConfig.GeneratorSource.UNBOUNDED, true);
+      IngestConfig.GeneratorSource defaults = IngestConfig.GeneratorSource.stream(events, rate);
+      return new IngestConfig.GeneratorSource(
+          IngestConfig.Profile.STREAM,
+          events,
+          rate,
+          integer(node, "source.seed", defaults.seed(), Long.MIN_VALUE, Long.MAX_VALUE),
+          integer(node, "source.v2-after", defaults.v2After(), 0, Long.MAX_VALUE),
+          integer(node, "source.new-type-after", defaults.newTypeAfter(), 0, Long.MAX_VALUE),
+          integer(node, "source.bad-every", 0, 0, Long.MAX_VALUE));
+    }
+
+    /** {@code source.events}: a count of at least 1, or {@code unbounded} when allowed. */
+    private long events(JsonNode parent, long fallback, boolean unboundedAllowed) {
+      JsonNode node = parent.get("events");
+      if (node == null || node.isNull()) {
+        return fallback;
+      }
+      if (unboundedAllowed && node.isTextual() && node.asText().equals("unbounded")) {
+        return IngestConfig.GeneratorSource.UNBOUNDED;
+      }
+      if (!node.isIntegralNumber()
+          || !node.canConvertToLong()
+          || node.asLong() < 1
+          || node.asLong() == IngestConfig.GeneratorSource.UNBOUNDED) {
+        throw value(
+            "source.events",
+            node.asText(),
+            unboundedAllowed
+                ? "must be a whole number of at least 1, or unbounded"
+                : "must be a whole number of at least 1 (profile: sample is bounded)");
+      }
+      return node.asLong();
     }
 
     private KafkaSettings.StartingOffsets startingOffsets(JsonNode node) {
@@ -352,7 +425,10 @@ public final class IngestConfigParser {
       if (node == null || node.isNull()) {
         return fallback;
       }
-      if (!node.isIntegralNumber() || node.asLong() < min || node.asLong() > max) {
+      if (!node.isIntegralNumber()
+          || !node.canConvertToLong()
+          || node.asLong() < min
+          || node.asLong() > max) {
         throw value(path, node.asText(), "must be a whole number from " + min + " to " + max);
       }
       return node.asLong();

@@ -72,8 +72,8 @@ public final class IngestJob {
   }
 
   /**
-   * The built-in generator as a bounded source of {@code count} events at {@code perSecond}. One
-   * source subtask, so that the updates of a key reach the writers in order.
+   * The sample set ({@link SampleEvents}) as a bounded source of {@code count} events at {@code
+   * perSecond}. One source subtask, so that the updates of a key reach the writers in order.
    */
   public static DataStream<IngestEvent> sampleEvents(
       StreamExecutionEnvironment env, long count, double perSecond) {
@@ -86,6 +86,26 @@ public final class IngestJob {
     return env.fromSource(source, WatermarkStrategy.noWatermarks(), "firn-sample-events")
         .setParallelism(1)
         .uid("firn-sample-events");
+  }
+
+  /**
+   * The built-in generator: the realistic {@link EventStream} rendered in {@code format}, or the
+   * sample set. One source subtask, so that the updates of a key reach the writers in order.
+   */
+  public static DataStream<IngestEvent> generatorEvents(
+      StreamExecutionEnvironment env, IngestConfig.GeneratorSource generator, EventFormat format) {
+    if (generator.profile() == IngestConfig.Profile.SAMPLE) {
+      return sampleEvents(env, generator.events(), generator.perSecond());
+    }
+    DataGeneratorSource<IngestEvent> source =
+        new DataGeneratorSource<>(
+            new StreamEvents(generator.streamSettings(format)),
+            generator.events(),
+            RateLimiterStrategy.perSecond(generator.perSecond()),
+            TypeInformation.of(IngestEvent.class));
+    return env.fromSource(source, WatermarkStrategy.noWatermarks(), "firn-generator")
+        .setParallelism(1)
+        .uid("firn-generator");
   }
 
   /**
@@ -128,7 +148,9 @@ public final class IngestJob {
               throw new IllegalArgumentException(
                   "catalog type '" + settings.type() + "' is not one of jdbc, hadoop, rest");
         };
-    return CatalogLoader.custom(settings.name(), properties, new Configuration(), implementation);
+    return new DriverRegisteringCatalogLoader(
+        CatalogLoader.custom(settings.name(), properties, new Configuration(), implementation),
+        settings.uri());
   }
 
   /**
@@ -142,7 +164,7 @@ public final class IngestJob {
     if (config.source() instanceof IngestConfig.KafkaSource kafka) {
       events = kafkaEvents(env, kafka.kafka());
     } else if (config.source() instanceof IngestConfig.GeneratorSource generator) {
-      events = sampleEvents(env, generator.events(), generator.perSecond());
+      events = generatorEvents(env, generator, config.settings().format());
     } else {
       throw new IllegalStateException("unknown source " + config.source());
     }
@@ -151,8 +173,8 @@ public final class IngestJob {
 
   /**
    * {@code IngestJob [--config FILE]}: runs the configured job (a MiniCluster locally, the cluster
-   * under {@code flink run}). Without a file: the built-in generator into an SQLite JDBC catalog in
-   * {@code firn-data/} (see {@link IngestConfig#embedded()}).
+   * under {@code flink run}). Without a file: the built-in generator's realistic stream into an
+   * SQLite JDBC catalog in {@code firn-data/} (see {@link IngestConfig#embedded()}).
    */
   public static void main(String[] args) throws Exception {
     IngestConfig config = config(args);

@@ -94,7 +94,7 @@ class IngestConfigParserTest {
   void emptyFileMeansTheEmbeddedDefaults() {
     assertThat(IngestConfigParser.parse("", "empty.yaml")).isEqualTo(IngestConfig.embedded());
     IngestConfig defaults = IngestConfigParser.parse("format: json\n", "f.yaml");
-    assertThat(defaults.source()).isEqualTo(new IngestConfig.GeneratorSource(1_000, 100));
+    assertThat(defaults.source()).isEqualTo(IngestConfig.GeneratorSource.stream(1_000, 100));
     assertThat(defaults.catalog().uri()).isEqualTo("jdbc:sqlite:firn-data/catalog.db");
     assertThat(defaults.settings()).isEqualTo(IngestSettings.defaults("events"));
   }
@@ -106,8 +106,92 @@ class IngestConfigParserTest {
             "source: {type: generator, events: 50, rate: 2.5}\nrouting: {table: everything}\n",
             "f.yaml");
 
-    assertThat(config.source()).isEqualTo(new IngestConfig.GeneratorSource(50, 2.5));
+    assertThat(config.source()).isEqualTo(IngestConfig.GeneratorSource.stream(50, 2.5));
     assertThat(config.settings().fixedTable()).isEqualTo("everything");
+  }
+
+  @Test
+  void generatorStreamKeysAreRead() {
+    IngestConfig config =
+        IngestConfigParser.parse(
+            """
+            source:
+              type: generator
+              profile: stream
+              events: 3000
+              rate: 2000
+              v2-after: 1000
+              new-type-after: 2000
+              seed: 42
+              bad-every: 500
+            format: debezium
+            """,
+            "f.yaml");
+
+    assertThat(config.source())
+        .isEqualTo(
+            new IngestConfig.GeneratorSource(
+                IngestConfig.Profile.STREAM, 3_000, 2_000, 42, 1_000, 2_000, 500));
+    assertThat(
+            ((IngestConfig.GeneratorSource) config.source()).streamSettings(EventFormat.DEBEZIUM))
+        .isEqualTo(
+            EventStream.Settings.of(42, 1_000, 2_000, EventFormat.DEBEZIUM).withBadEvery(500));
+  }
+
+  @Test
+  void generatorWithoutEventsOrUnboundedRunsUntilCancelled() {
+    IngestConfig.GeneratorSource endless =
+        IngestConfig.GeneratorSource.stream(IngestConfig.GeneratorSource.UNBOUNDED, 100);
+    assertThat(IngestConfigParser.parse("source: {type: generator}\n", "f.yaml").source())
+        .isEqualTo(endless);
+    assertThat(
+            IngestConfigParser.parse("source: {type: generator, events: unbounded}\n", "f.yaml")
+                .source())
+        .isEqualTo(endless);
+    assertThat(endless.v2After()).isEqualTo(5_000);
+    assertThat(endless.newTypeAfter()).isEqualTo(10_000);
+  }
+
+  @Test
+  void sampleProfileKeepsTheSampleEvents() {
+    assertThat(
+            IngestConfigParser.parse("source: {type: generator, profile: sample}\n", "f.yaml")
+                .source())
+        .isEqualTo(IngestConfig.GeneratorSource.sample(1_000, 100));
+    assertError("source: {type: generator, profile: sample, seed: 3}\n")
+        .hasMessage("f.yaml: source.seed = '3': only for profile: stream");
+    assertError("source: {type: generator, profile: sample, events: unbounded}\n")
+        .hasMessage(
+            "f.yaml: source.events = 'unbounded': must be a whole number of at least 1"
+                + " (profile: sample is bounded)");
+    assertError("source: {type: generator, profile: sample}\nformat: debezium\n")
+        .hasMessage(
+            "f.yaml: source.profile = 'sample': the sample events are plain JSON: needs format:"
+                + " json (or profile: stream)");
+  }
+
+  @Test
+  void badGeneratorValuesAreErrorsNamingKeyValueAndRule() {
+    assertError("source: {type: generator, profile: random}\n")
+        .hasMessage("f.yaml: source.profile = 'random': must be one of stream, sample");
+    assertError("source: {type: generator, events: forever}\n")
+        .hasMessage(
+            "f.yaml: source.events = 'forever': must be a whole number of at least 1, or"
+                + " unbounded");
+    assertError("source: {type: generator, v2-after: -1}\n")
+        .hasMessage(
+            "f.yaml: source.v2-after = '-1': must be a whole number from 0 to"
+                + " 9223372036854775807");
+    assertError("source: {type: generator, new-type-after: soon}\n")
+        .hasMessage(
+            "f.yaml: source.new-type-after = 'soon': must be a whole number from 0 to"
+                + " 9223372036854775807");
+    assertError("source: {type: generator, bad-every: 1.5}\n")
+        .hasMessage(
+            "f.yaml: source.bad-every = '1.5': must be a whole number from 0 to"
+                + " 9223372036854775807");
+    assertError("source: {type: generator, rate: 0}\n")
+        .hasMessage("f.yaml: source.rate = '0': must be a number greater than 0");
   }
 
   @Test
@@ -118,8 +202,8 @@ class IngestConfigParserTest {
                 + " tables, checkpoint-interval, dead-letter-table, write-parallelism)");
     assertError("source: {type: generator, topics: [a]}\n")
         .hasMessage(
-            "f.yaml: unknown key 'source.topics' for a generator source (allowed: type, events,"
-                + " rate)");
+            "f.yaml: unknown key 'source.topics' for a generator source (allowed: type, profile,"
+                + " events, rate, v2-after, new-type-after, seed, bad-every)");
     assertError("tables:\n  - match: a\n    primary_key: [id]\n")
         .hasMessage(
             "f.yaml: unknown key 'tables[0].primary_key' (allowed: match, primary-key,"
@@ -145,7 +229,7 @@ class IngestConfigParserTest {
                 + " committed");
     assertError("source: {type: generator, events: 0}\n")
         .hasMessage(
-            "f.yaml: source.events = '0': must be a whole number from 1 to 9223372036854775807");
+            "f.yaml: source.events = '0': must be a whole number of at least 1, or unbounded");
     assertError("checkpoint-interval: soon\n")
         .hasMessage(
             "f.yaml: checkpoint-interval = 'soon': must be a duration such as 30s, 15m, 1h, 2d,"
