@@ -11,25 +11,23 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.flink.CatalogLoader;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,7 +35,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The ingest job reading a real KRaft broker started by the test (DESIGN.md §6). */
+/**
+ * The ingest job reading a real KRaft broker started by the test (DESIGN.md §6, {@link
+ * KafkaBroker}).
+ */
 class KafkaIngestIT {
   private static final String TOPIC = "events";
   private static final long EVENTS = 240;
@@ -50,29 +51,13 @@ class KafkaIngestIT {
               .setNumberSlotsPerTaskManager(4)
               .build());
 
-  private static KafkaClusterTestKit kafka;
+  private static KafkaBroker kafka;
 
   @TempDir Path dir;
 
   @BeforeAll
   static void startBroker() throws Exception {
-    kafka =
-        new KafkaClusterTestKit.Builder(
-                new TestKitNodes.Builder()
-                    .setCombined(true)
-                    .setNumBrokerNodes(1)
-                    .setNumControllerNodes(1)
-                    .build())
-            .setConfigProp("offsets.topic.replication.factor", "1")
-            .setConfigProp("offsets.topic.num.partitions", "1")
-            .setConfigProp("transaction.state.log.replication.factor", "1")
-            .setConfigProp("transaction.state.log.min.isr", "1")
-            .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
-            .setConfigProp("share.coordinator.state.topic.min.isr", "1")
-            .build();
-    kafka.format();
-    kafka.startup();
-    kafka.waitForReadyBrokers();
+    kafka = KafkaBroker.start();
   }
 
   @AfterAll
@@ -84,36 +69,17 @@ class KafkaIngestIT {
 
   @Test
   void eventsFromKafkaLandOnceAndBadOnesAreDeadLetteredWithTopicPartitionOffset() throws Exception {
-    try (Admin admin =
-        Admin.create(
-            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1))).all().get();
-    }
+    kafka.createTopic(TOPIC, 2);
     List<String> good = new ArrayList<>();
     List<Tuple> bad = new ArrayList<>();
     // The job as `IngestJob --config FILE` builds it.
-    IngestConfig config =
-        IngestConfigParser.parse(
-            String.join(
-                "\n",
-                "source:",
-                "  type: kafka",
-                "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
-                "  topics: " + TOPIC,
-                "  group-id: firn-ingest-it",
-                "  starting-offsets: earliest",
-                "catalog:",
-                "  uri: 'jdbc:sqlite:" + dir.resolve("catalog.db") + "'",
-                "  warehouse: '" + dir.resolve("warehouse") + "'",
-                "checkpoint-interval: 300ms",
-                ""),
-            "kafka-it.yaml");
+    IngestConfig config = config(TOPIC, "json");
     CatalogLoader loader = IngestJob.catalogLoader(config.catalog());
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
     IngestJob.build(env, config);
 
-    try (KafkaProducer<String, String> producer = producer()) {
+    try (KafkaProducer<String, String> producer = kafka.producer()) {
       // Half before the job starts (read as a backlog), half while it runs.
       produce(producer, 0, EVENTS / 2, good, bad);
       JobClient job = env.executeAsync("kafka-ingest-it");
@@ -142,6 +108,121 @@ class KafkaIngestIT {
         job.cancel().get();
       }
     }
+  }
+
+  /**
+   * Issue 6's acceptance: one job (never restarted) reads a stream of three event types that
+   * switches from v1 to v2 payloads and gains a fourth type while the job runs; four tables hold
+   * exactly the reference rows, the v2 columns null where a row's last event was v1.
+   */
+  @Test
+  void aStreamSwitchingToV2AndGainingAFourthTypeLandsInFourTablesWithoutRestart(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
+    String topic = "stream-events";
+    kafka.createTopic(topic, 2);
+    long total = 2_400;
+    long backlog = 600;
+    EventStream.Settings settings = EventStream.Settings.of(11, 1_000, 1_800, EventFormat.JSON);
+    EventStream stream = new EventStream(settings);
+    Map<String, Map<Object, Map<String, Object>>> expected =
+        EventStream.expectedRows(settings, total);
+    assertThat(expected).containsOnlyKeys(EventStream.TABLES);
+
+    IngestConfig config = config(topic, "json");
+    Catalog catalog = IngestJob.catalogLoader(config.catalog()).loadCatalog();
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(2);
+    // Any failure fails the job instead of restarting it (checked again below).
+    Configuration noRestarts = new Configuration();
+    noRestarts.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    env.configure(noRestarts);
+    IngestJob.build(env, config);
+
+    try (KafkaProducer<String, String> producer = kafka.producer()) {
+      produce(producer, topic, stream, 0, backlog);
+      JobClient job = env.executeAsync("kafka-stream-it");
+      try {
+        // v1 tables committed by the running job before v2 payloads and the fourth type arrive.
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> catalog.tableExists(TableIdentifier.of("events", "user_events")));
+        assertThat(catalog.tableExists(TableIdentifier.of("events", "payment_events"))).isFalse();
+        for (long from = backlog; from < total; from += 150) {
+          produce(producer, topic, stream, from, Math.min(total, from + 150));
+          Thread.sleep(150);
+        }
+        await()
+            .atMost(Duration.ofSeconds(40))
+            .pollInterval(Duration.ofMillis(500))
+            .ignoreExceptions()
+            .untilAsserted(() -> assertReferenceRows(catalog, expected));
+
+        assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+        assertThat(cluster.getExecutionGraph(job.getJobID()).get().getAllExecutionVertices())
+            .as("no task ever restarted: every task runs its first attempt")
+            .allSatisfy(
+                vertex ->
+                    assertThat(vertex.getCurrentExecutionAttempt().getAttemptNumber()).isZero());
+      } finally {
+        job.cancel().get();
+      }
+    }
+
+    Map<String, List<String>> newColumns =
+        Map.of(
+            "order_events", List.of("coupon_code"),
+            "interaction_events", List.of("user_agent", "scroll_depth"),
+            "user_events", List.of("loyalty_tier"));
+    for (Map.Entry<String, List<String>> table : newColumns.entrySet()) {
+      Table loaded = catalog.loadTable(TableIdentifier.of("events", table.getKey()));
+      for (String column : table.getValue()) {
+        assertThat(loaded.schema().findField(column))
+            .as(table.getKey() + "." + column + " added mid-run")
+            .isNotNull();
+        long v1Rows =
+            expected.get(table.getKey()).values().stream()
+                .filter(row -> !row.containsKey(column))
+                .count();
+        long nulls =
+            IngestJobIT.readAll(loaded).stream().filter(r -> r.getField(column) == null).count();
+        assertThat(nulls)
+            .as(table.getKey() + "." + column + " is null in rows whose last event was v1")
+            .isEqualTo(v1Rows)
+            .isPositive()
+            .isLessThan(expected.get(table.getKey()).size());
+      }
+    }
+  }
+
+  /** Every table of {@code expected} holds exactly its rows (a multiset: no duplicates). */
+  static void assertReferenceRows(
+      Catalog catalog, Map<String, Map<Object, Map<String, Object>>> expected) throws Exception {
+    for (Map.Entry<String, Map<Object, Map<String, Object>>> rows : expected.entrySet()) {
+      Table table = catalog.loadTable(TableIdentifier.of("events", rows.getKey()));
+      List<List<Object>> wanted = new ArrayList<>();
+      for (Map<String, Object> row : rows.getValue().values()) {
+        List<Object> values = new ArrayList<>();
+        table.schema().columns().forEach(column -> values.add(row.get(column.name())));
+        wanted.add(values);
+      }
+      assertThat(IngestJobIT.readRows(table))
+          .as(rows.getKey() + " holds the reference rows")
+          .containsExactlyInAnyOrderElementsOf(wanted);
+    }
+  }
+
+  /** Sends events {@code from..to-1} of {@code stream}, keyed by the key they change. */
+  private static void produce(
+      KafkaProducer<String, String> producer, String topic, EventStream stream, long from, long to)
+      throws Exception {
+    for (long i = from; i < to; i++) {
+      EventStream.Event event = stream.at(i);
+      producer.send(
+          new ProducerRecord<>(
+              topic, event.key() == null ? null : event.key().toString(), event.payload()));
+    }
+    producer.flush();
   }
 
   private static long snapshotCount(Table table) {
@@ -175,17 +256,24 @@ class KafkaIngestIT {
         .containsExactlyInAnyOrderElementsOf(bad);
   }
 
-  private static KafkaProducer<String, String> producer() {
-    return new KafkaProducer<>(
-        Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            kafka.bootstrapServers(),
-            ProducerConfig.ACKS_CONFIG,
-            "all",
-            ProducerConfig.LINGER_MS_CONFIG,
-            "5"),
-        new StringSerializer(),
-        new StringSerializer());
+  /** The job as {@code IngestJob --config FILE} builds it from {@code topic}, from the start. */
+  private IngestConfig config(String topic, String format) {
+    return IngestConfigParser.parse(
+        String.join(
+            "\n",
+            "source:",
+            "  type: kafka",
+            "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
+            "  topics: " + topic,
+            "  group-id: firn-ingest-it",
+            "  starting-offsets: earliest",
+            "format: " + format,
+            "catalog:",
+            "  uri: 'jdbc:sqlite:" + dir.resolve("catalog.db") + "'",
+            "  warehouse: '" + dir.resolve("warehouse") + "'",
+            "checkpoint-interval: 300ms",
+            ""),
+        "kafka-it.yaml");
   }
 
   /**
