@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Ingest throughput: Firn's routed upsert sink vs Iceberg's plain FlinkSink, in one JVM run.
+#
+#   bench/run-ingest.sh [--events 1000000] [--keys EVENTS/2] [--tables 3] [--parallelism 2]
+#                       [--rounds 3] [--warmup-events 100000] [--checkpoint-ms 1000] [--dir DIR]
+#                       [--keep false]
+#
+# Both sides upsert the same deterministic JSON events by key on a local Flink MiniCluster, each
+# run into a fresh SQLite JDBC catalog; rounds alternate baseline, Firn and the medians are
+# compared (io.firn.bench.IngestThroughput). A run that commits wrong rows fails the benchmark.
+# Set FIRN_BENCH_JAVA_OPTS to change the heap (default -Xmx4g).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+if [[ ! -f bench/target/classes/io/firn/bench/IngestThroughput.class || ! -d bench/target/lib ]] \
+  || [[ -n "$(find bench/src/main bench/pom.xml -newer bench/target/classes/io/firn/bench/IngestThroughput.class -print -quit)" ]]; then
+  echo "== building" >&2
+  mvn -B -q -ntp install -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
+fi
+
+ARGS=("$@")
+DIR=$ROOT/bench/target/ingest
+for ((i = 0; i < ${#ARGS[@]}; i++)); do
+  [[ ${ARGS[i]} == --dir ]] && DIR=${ARGS[i + 1]}
+done
+mkdir -p "$DIR"
+
+# The module flags a Flink distribution passes to its JVMs (env.java.opts.all): Flink serializes
+# some records (the classic sink's write results) with Kryo, which needs them on Java 17.
+FLINK_OPENS=(--add-exports=java.base/sun.net.util=ALL-UNNAMED --add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED
+  --add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED
+  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
+  --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
+  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.text=ALL-UNNAMED
+  --add-opens=java.base/java.time=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED
+  --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED
+  --add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED)
+
+echo "== ingest throughput (cores: $(nproc))" >&2
+# shellcheck disable=SC2086
+exec java ${FIRN_BENCH_JAVA_OPTS:--Xmx4g} "${FLINK_OPENS[@]}" -Dorg.slf4j.simpleLogger.defaultLogLevel=error \
+  -cp "$ROOT/bench/target/classes:$ROOT/bench/target/lib/*" io.firn.bench.IngestThroughput --dir "$DIR" "$@"
