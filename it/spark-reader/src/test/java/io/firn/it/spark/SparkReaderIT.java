@@ -75,24 +75,7 @@ class SparkReaderIT {
                 "V1"),
             new Configuration());
 
-    String prefix = "spark.sql.catalog." + CATALOG;
-    spark =
-        SparkSession.builder()
-            .appName("firn-spark-reader-it")
-            .master("local[2]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config(prefix, "org.apache.iceberg.spark.SparkCatalog")
-            .config(prefix + ".type", "jdbc")
-            .config(prefix + ".uri", uri)
-            .config(prefix + ".warehouse", warehouse)
-            .config(prefix + ".jdbc.schema-version", "V1")
-            // Every query loads the catalog's current metadata, not a table cached before Firn's
-            // commits.
-            .config(prefix + ".cache-enabled", "false")
-            .getOrCreate();
+    spark = SparkSessions.withJdbcCatalog("firn-spark-reader-it", CATALOG, uri, warehouse);
   }
 
   @AfterAll
