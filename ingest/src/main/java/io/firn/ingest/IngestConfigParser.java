@@ -56,6 +56,7 @@ import java.util.Map;
  *     partition-candidates: [bucket(16, id)]  # region | bucket(N, col) | truncate(W, col)
  *     target-file-size: 128MiB
  *     upsert: true              # false: append (json only)
+ *     timestamp-fields: [event_time]  # ISO-8601 with offset (or epoch millis) -> timestamptz
  * checkpoint-interval: 10s
  * dead-letter-table: dead_letters
  * write-parallelism: 2
@@ -97,7 +98,13 @@ public final class IngestConfigParser {
       List.of("name", "type", "uri", "warehouse", "properties");
   private static final List<String> ROUTING_KEYS = List.of("field", "table");
   private static final List<String> TABLE_KEYS =
-      List.of("match", "primary-key", "partition-candidates", "target-file-size", "upsert");
+      List.of(
+          "match",
+          "primary-key",
+          "partition-candidates",
+          "target-file-size",
+          "upsert",
+          "timestamp-fields");
 
   private IngestConfigParser() {}
 
@@ -376,7 +383,8 @@ public final class IngestConfigParser {
                   primaryKey.isEmpty() ? List.of("id") : primaryKey,
                   candidates,
                   targetFileSize,
-                  upsert));
+                  upsert,
+                  names(rule.get("timestamp-fields"), key + ".timestamp-fields")));
         } catch (IllegalArgumentException e) {
           throw error(key + ": " + e.getMessage());
         }

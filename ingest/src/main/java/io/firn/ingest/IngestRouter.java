@@ -86,6 +86,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
   private transient Set<TableIdentifier> absentAtFirstSight;
   private transient Map<TableIdentifier, PartitionSpec> existingSpecs;
   private transient Map<Schema, PartitionSpec> specs;
+  private transient Map<TableIdentifier, PartitionSpec> lastSpecs;
 
   public IngestRouter(IngestSettings settings, CatalogLoader catalogLoader) {
     this.settings = settings;
@@ -99,6 +100,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
     this.absentAtFirstSight = new HashSet<>();
     this.existingSpecs = new HashMap<>();
     this.specs = new IdentityHashMap<>();
+    this.lastSpecs = new HashMap<>();
     this.router =
         settings.router(
             table -> {
@@ -345,13 +347,19 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
     if (candidates.isEmpty()) {
       return existingSpecs.getOrDefault(table, PartitionSpec.unpartitioned());
     }
-    return specs.computeIfAbsent(
-        schema,
-        s -> {
-          PartitionSpec spec = PartitionCandidate.spec(candidates, s);
-          LOG.info("Partition spec of {} for its schema {}: {}", table, s.schemaId(), spec);
-          return spec;
-        });
+    PartitionSpec cached = specs.get(schema);
+    if (cached != null) {
+      return cached;
+    }
+    // Fields the table is already partitioned by keep their place and new ones are appended, so
+    // that an evolution only adds fields (Iceberg's sink compares specs field by field).
+    PartitionSpec previous = lastSpecs.getOrDefault(table, existingSpecs.get(table));
+    PartitionSpec spec =
+        PartitionCandidate.spec(PartitionCandidate.ordered(candidates, previous), schema);
+    specs.put(schema, spec);
+    lastSpecs.put(table, spec);
+    LOG.info("Partition spec of {} for its schema {}: {}", table, schema.schemaId(), spec);
+    return spec;
   }
 
   private boolean upsert(Routing.Routed routed) {

@@ -2,6 +2,11 @@ package io.firn.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -14,6 +19,7 @@ import java.util.Set;
 import java.util.function.Function;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.types.RowKind;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
@@ -108,7 +114,7 @@ final class TableRows {
       Schema cached = schema;
       schema = schemaLoader.apply(table).map(current -> union(current, cached)).orElse(cached);
     }
-    schema = widen(schema, image);
+    schema = widen(name, schema, image);
     schemas.put(table, schema);
     return toRow(table, schema, image);
   }
@@ -167,11 +173,11 @@ final class TableRows {
     int id = 0;
     for (String key : keys(name)) {
       id++;
-      columns.add(Types.NestedField.required(id, key, infer(image.get(key))));
+      columns.add(Types.NestedField.required(id, key, infer(name, key, image.get(key))));
       identifiers.add(id);
     }
     Schema keysOnly = new Schema(columns, identifiers);
-    return widen(keysOnly, image);
+    return widen(name, keysOnly, image);
   }
 
   /** {@code base} plus the columns of {@code extra} it lacks (as optional, in extra's order). */
@@ -190,7 +196,7 @@ final class TableRows {
   }
 
   /** The schema plus an optional column for each non-null field it lacks, in image order. */
-  private static Schema widen(Schema schema, JsonNode image) {
+  private Schema widen(String table, Schema schema, JsonNode image) {
     List<Types.NestedField> columns = new ArrayList<>(schema.columns());
     int nextId = schema.highestFieldId();
     boolean changed = false;
@@ -198,14 +204,19 @@ final class TableRows {
       Map.Entry<String, JsonNode> field = it.next();
       if (!field.getValue().isNull() && schema.findField(field.getKey()) == null) {
         nextId++;
-        columns.add(Types.NestedField.optional(nextId, field.getKey(), infer(field.getValue())));
+        columns.add(
+            Types.NestedField.optional(
+                nextId, field.getKey(), infer(table, field.getKey(), field.getValue())));
         changed = true;
       }
     }
     return changed ? new Schema(columns, schema.identifierFieldIds()) : schema;
   }
 
-  private static Type infer(JsonNode value) {
+  private Type infer(String table, String field, JsonNode value) {
+    if (settings.table(table).timestampFields().contains(field)) {
+      return Types.TimestampType.withZone();
+    }
     if (value.isIntegralNumber() && value.canConvertToLong()) {
       return Types.LongType.get();
     }
@@ -279,8 +290,33 @@ final class TableRows {
         return node == JsonNodeType.OBJECT || node == JsonNodeType.ARRAY
             ? StringData.fromString(value.toString())
             : null;
+      case TIMESTAMP:
+        return timestamp((Types.TimestampType) type, value);
       default:
         return null;
+    }
+  }
+
+  /**
+   * A timestamp from an ISO-8601 string (with an offset or {@code Z} for {@code timestamptz};
+   * without one for {@code timestamp}) or from epoch milliseconds; null when it is neither.
+   */
+  private static TimestampData timestamp(Types.TimestampType type, JsonNode value) {
+    if (value.isIntegralNumber() && value.canConvertToLong()) {
+      Instant instant = Instant.ofEpochMilli(value.longValue());
+      return type.shouldAdjustToUTC()
+          ? TimestampData.fromInstant(instant)
+          : TimestampData.fromLocalDateTime(LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+    }
+    if (!value.isTextual()) {
+      return null;
+    }
+    try {
+      return type.shouldAdjustToUTC()
+          ? TimestampData.fromInstant(OffsetDateTime.parse(value.asText()).toInstant())
+          : TimestampData.fromLocalDateTime(LocalDateTime.parse(value.asText()));
+    } catch (DateTimeParseException e) {
+      return null;
     }
   }
 

@@ -16,20 +16,35 @@ import java.util.regex.Pattern;
  * @param targetFileSize {@code write.target-file-size-bytes} for new tables; null keeps Iceberg's
  *     default
  * @param upsert whether rows upsert by key (true) or are appended (false; plain JSON only)
+ * @param timestampFields fields whose values are timestamps: ISO-8601 strings with an offset or
+ *     {@code Z} (or epoch milliseconds) become {@code timestamptz} columns; nothing else is ever
+ *     inferred as a timestamp
  */
 public record TableRule(
     String match,
     List<String> primaryKey,
     List<PartitionCandidate> partitionCandidates,
     Long targetFileSize,
-    boolean upsert)
+    boolean upsert,
+    List<String> timestampFields)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** What tables no rule matches get: key {@code id}, upserts. */
   public static final TableRule DEFAULT = new TableRule("*", List.of("id"), List.of(), null, true);
 
+  /** A rule without timestamp fields. */
+  public TableRule(
+      String match,
+      List<String> primaryKey,
+      List<PartitionCandidate> partitionCandidates,
+      Long targetFileSize,
+      boolean upsert) {
+    this(match, primaryKey, partitionCandidates, targetFileSize, upsert, List.of());
+  }
+
   public TableRule {
+    timestampFields = List.copyOf(timestampFields);
     primaryKey = List.copyOf(primaryKey);
     partitionCandidates = List.copyOf(partitionCandidates);
     if (primaryKey.isEmpty()) {

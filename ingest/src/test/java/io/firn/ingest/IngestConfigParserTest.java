@@ -207,7 +207,7 @@ class IngestConfigParserTest {
     assertError("tables:\n  - match: a\n    primary_key: [id]\n")
         .hasMessage(
             "f.yaml: unknown key 'tables[0].primary_key' (allowed: match, primary-key,"
-                + " partition-candidates, target-file-size, upsert)");
+                + " partition-candidates, target-file-size, upsert, timestamp-fields)");
     assertError("format: json\nformat: debezium\n")
         .hasMessageStartingWith("f.yaml: not valid YAML: Duplicate field 'format'");
   }
@@ -281,10 +281,11 @@ class IngestConfigParserTest {
 
   @Test
   void partitionCandidatesMustParseAndUseKeyColumnsInUpsertTables() {
-    assertError("tables:\n  - match: a\n    partition-candidates: [\"day(ts)\"]\n")
+    assertError("tables:\n  - match: a\n    partition-candidates: [\"days(ts)\"]\n")
         .hasMessage(
-            "f.yaml: tables[0].partition-candidates = 'day(ts)': must be a column name,"
-                + " bucket(N, column) or truncate(W, column)");
+            "f.yaml: tables[0].partition-candidates = 'days(ts)': must be a column name,"
+                + " bucket(N, column), truncate(W, column) or year|month|day|hour(column) of a"
+                + " timestamp field");
     assertError("tables:\n  - match: a\n    partition-candidates: [\"bucket(0, id)\"]\n")
         .hasMessage(
             "f.yaml: tables[0].partition-candidates = 'bucket(0, id)': bucket width must be at"
@@ -298,14 +299,16 @@ class IngestConfigParserTest {
     assertThat(
             IngestConfigParser.parse(
                     "tables:\n  - match: logs\n    upsert: false\n"
-                        + "    partition-candidates: [region, \"TRUNCATE(4, Sku)\"]\n",
+                        + "    timestamp-fields: [at]\n"
+                        + "    partition-candidates: [region, \"TRUNCATE(4, Sku)\", \"Day(at)\"]\n",
                     "f.yaml")
                 .settings()
                 .table("logs")
                 .partitionCandidates())
         .containsExactly(
             new PartitionCandidate("identity", 0, "region"),
-            new PartitionCandidate("truncate", 4, "Sku"));
+            new PartitionCandidate("truncate", 4, "Sku"),
+            new PartitionCandidate("day", 0, "at"));
   }
 
   private static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable> assertError(

@@ -127,7 +127,12 @@ class IngestJobIT {
       } else {
         String region = i < 120 ? "" : ",\"region\":\"" + (i % 3 == 0 ? "eu" : "us") + "\"";
         events.add(
-            String.format(Locale.ROOT, "{\"event_type\":\"click_logs\",\"id\":%d%s}", i, region));
+            String.format(
+                Locale.ROOT,
+                "{\"event_type\":\"click_logs\",\"id\":%d,\"at\":\"2026-11-%02dT12:00:00Z\"%s}",
+                i,
+                27 + i % 4 / 2,
+                region));
       }
     }
     IngestSettings settings =
@@ -145,9 +150,11 @@ class IngestJobIT {
                 new TableRule(
                     "click_logs",
                     List.of("id"),
-                    List.of(PartitionCandidate.parse("region")),
+                    List.of(
+                        PartitionCandidate.parse("region"), PartitionCandidate.parse("day(at)")),
                     null,
-                    false)),
+                    false,
+                    List.of("at"))),
             "dead_letters",
             2,
             EventFormat.JSON);
@@ -169,14 +176,18 @@ class IngestJobIT {
     assertThat(partitionsOf(orders)).as("order files span several buckets").hasSizeGreaterThan(1);
 
     Table clicks = catalog.loadTable(TableIdentifier.of("events", "click_logs"));
-    assertThat(clicks.specs()).as("unpartitioned first, then by region").hasSize(2);
+    assertThat(clicks.schema().findField("at").type()).isEqualTo(Types.TimestampType.withZone());
+    assertThat(clicks.specs()).as("by day first, region added when it appeared").hasSize(2);
     assertThat(clicks.spec().fields())
-        .extracting(f -> f.name(), f -> f.transform().toString())
-        .containsExactly(tuple("region", "identity"));
+        .extracting(
+            f -> f.transform().toString(), f -> clicks.schema().findColumnName(f.sourceId()))
+        .containsExactly(tuple("day", "at"), tuple("identity", "region"));
     assertThat(readRows(clicks)).as("every click appended once").hasSize(120);
+    int day27 = (int) java.time.LocalDate.parse("2026-11-27").toEpochDay();
     assertThat(partitionsOf(clicks))
-        .as("files of the new spec are partitioned by region")
-        .contains("1:eu", "1:us", "0:");
+        .as("files of the first spec by day, of the second by day and region")
+        .contains(
+            "0:" + day27, "0:" + (day27 + 1), "1:" + day27 + "/eu", "1:" + (day27 + 1) + "/us");
   }
 
   /**

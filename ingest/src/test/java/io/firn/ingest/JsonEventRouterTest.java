@@ -122,6 +122,54 @@ class JsonEventRouterTest {
             new Routing.Rejected(DeadLetterReason.MISSING_KEY, "key field 'seq' is absent"));
   }
 
+  @Test
+  void declaredTimestampFieldsBecomeTimestamptzColumnsAndOthersStayStrings() {
+    IngestSettings settings =
+        new IngestSettings(
+            "events",
+            "event_type",
+            null,
+            List.of(
+                new TableRule(
+                    "clicks", List.of("id"), List.of(), null, true, List.of("at", "seen"))),
+            "dead_letters",
+            1,
+            EventFormat.JSON);
+    EventRouter timed = settings.router(id -> Optional.empty());
+
+    Routing.Routed routed =
+        (Routing.Routed)
+            timed
+                .route(
+                    "{\"event_type\":\"clicks\",\"id\":1,\"at\":\"2026-11-29T10:15:30+01:00\","
+                        + "\"seen\":1764411330000,\"note\":\"2026-11-29T10:15:30Z\"}")
+                .get(0);
+
+    assertThat(routed.schema().findField("at").type()).isEqualTo(Types.TimestampType.withZone());
+    assertThat(routed.schema().findField("seen").type()).isEqualTo(Types.TimestampType.withZone());
+    assertThat(routed.schema().findField("note").type())
+        .as("not declared: a string, however it looks")
+        .isEqualTo(Types.StringType.get());
+    int at = routed.schema().columns().indexOf(routed.schema().findField("at"));
+    int seen = routed.schema().columns().indexOf(routed.schema().findField("seen"));
+    assertThat(routed.row().getTimestamp(at, 6).toInstant())
+        .isEqualTo(java.time.Instant.parse("2026-11-29T09:15:30Z"));
+    assertThat(routed.row().getTimestamp(seen, 6).toInstant())
+        .isEqualTo(java.time.Instant.ofEpochMilli(1764411330000L));
+    assertThat(timed.route("{\"event_type\":\"clicks\",\"id\":2,\"at\":\"2026-11-29T10:15:30\"}"))
+        .as("no offset: ambiguous, so refused")
+        .singleElement()
+        .isInstanceOfSatisfying(
+            Routing.Rejected.class,
+            r -> {
+              assertThat(r.reason()).isEqualTo(DeadLetterReason.INCOMPATIBLE_TYPE);
+              assertThat(r.detail())
+                  .isEqualTo(
+                      "field 'at' = \"2026-11-29T10:15:30\" (STRING) does not fit column type"
+                          + " timestamptz of events.clicks without a disallowed change");
+            });
+  }
+
   private Routing single(String json) {
     List<Routing> routings = router.route(json);
     assertThat(routings).hasSize(1);
