@@ -118,56 +118,10 @@ class KafkaIngestIT {
   @Test
   void aStreamSwitchingToV2AndGainingAFourthTypeLandsInFourTablesWithoutRestart(
       @InjectMiniCluster MiniCluster cluster) throws Exception {
-    String topic = "stream-events";
-    kafka.createTopic(topic, 2);
-    long total = 2_400;
-    long backlog = 600;
     EventStream.Settings settings = EventStream.Settings.of(11, 1_000, 1_800, EventFormat.JSON);
-    EventStream stream = new EventStream(settings);
     Map<String, Map<Object, Map<String, Object>>> expected =
-        EventStream.expectedRows(settings, total);
-    assertThat(expected).containsOnlyKeys(EventStream.TABLES);
-
-    IngestConfig config = config(topic, "json");
-    Catalog catalog = IngestJob.catalogLoader(config.catalog()).loadCatalog();
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.setParallelism(2);
-    // Any failure fails the job instead of restarting it (checked again below).
-    Configuration noRestarts = new Configuration();
-    noRestarts.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    env.configure(noRestarts);
-    IngestJob.build(env, config);
-
-    try (KafkaProducer<String, String> producer = kafka.producer()) {
-      produce(producer, topic, stream, 0, backlog);
-      JobClient job = env.executeAsync("kafka-stream-it");
-      try {
-        // v1 tables committed by the running job before v2 payloads and the fourth type arrive.
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .pollInterval(Duration.ofMillis(200))
-            .until(() -> catalog.tableExists(TableIdentifier.of("events", "user_events")));
-        assertThat(catalog.tableExists(TableIdentifier.of("events", "payment_events"))).isFalse();
-        for (long from = backlog; from < total; from += 150) {
-          produce(producer, topic, stream, from, Math.min(total, from + 150));
-          Thread.sleep(150);
-        }
-        await()
-            .atMost(Duration.ofSeconds(40))
-            .pollInterval(Duration.ofMillis(500))
-            .ignoreExceptions()
-            .untilAsserted(() -> assertReferenceRows(catalog, expected));
-
-        assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
-        assertThat(cluster.getExecutionGraph(job.getJobID()).get().getAllExecutionVertices())
-            .as("no task ever restarted: every task runs its first attempt")
-            .allSatisfy(
-                vertex ->
-                    assertThat(vertex.getCurrentExecutionAttempt().getAttemptNumber()).isZero());
-      } finally {
-        job.cancel().get();
-      }
-    }
+        EventStream.expectedRows(settings, 2_400);
+    Catalog catalog = ingestWithoutRestart(cluster, "stream-events", settings, 2_400, 600);
 
     Map<String, List<String>> newColumns =
         Map.of(
@@ -193,6 +147,92 @@ class KafkaIngestIT {
             .isLessThan(expected.get(table.getKey()).size());
       }
     }
+  }
+
+  /**
+   * The change-event rendering of the same stream: deletes of committed rows become equality
+   * deletes and deleted keys are gone.
+   */
+  @Test
+  void changeEventsOfTheStreamLeaveTheReferenceRows(@InjectMiniCluster MiniCluster cluster)
+      throws Exception {
+    EventStream.Settings settings = EventStream.Settings.of(12, 400, 800, EventFormat.DEBEZIUM);
+    Catalog catalog = ingestWithoutRestart(cluster, "stream-changes", settings, 1_200, 300);
+
+    long deletes = 0;
+    EventStream stream = new EventStream(settings);
+    for (long i = 0; i < 1_200; i++) {
+      deletes += "d".equals(stream.at(i).op()) ? 1 : 0;
+    }
+    assertThat(deletes).as("the stream deletes keys").isGreaterThan(10);
+    long equalityDeletes = 0;
+    for (String table : EventStream.TABLES) {
+      Map<String, String> summary =
+          catalog.loadTable(TableIdentifier.of("events", table)).currentSnapshot().summary();
+      equalityDeletes += Long.parseLong(summary.getOrDefault("total-equality-deletes", "0"));
+    }
+    assertThat(equalityDeletes).as("deletes of committed rows are equality deletes").isPositive();
+  }
+
+  /**
+   * Produces events {@code 0..backlog-1} of {@code settings}' stream to a new 2-partition topic,
+   * starts one job on it (restarts disabled), waits until it committed {@code user_events},
+   * produces the rest while it runs, waits until all four tables hold exactly the reference rows
+   * and checks that no task ever restarted. The job is cancelled before returning.
+   *
+   * @return the job's catalog
+   */
+  private Catalog ingestWithoutRestart(
+      MiniCluster cluster, String topic, EventStream.Settings settings, long total, long backlog)
+      throws Exception {
+    kafka.createTopic(topic, 2);
+    EventStream stream = new EventStream(settings);
+    Map<String, Map<Object, Map<String, Object>>> expected =
+        EventStream.expectedRows(settings, total);
+    assertThat(expected).containsOnlyKeys(EventStream.TABLES);
+    assertThat(settings.newTypeFrom()).isGreaterThan(backlog);
+
+    IngestConfig config = config(topic, settings.format().configName());
+    Catalog catalog = IngestJob.catalogLoader(config.catalog()).loadCatalog();
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(2);
+    // Any failure fails the job instead of restarting it (checked again below).
+    Configuration noRestarts = new Configuration();
+    noRestarts.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    env.configure(noRestarts);
+    IngestJob.build(env, config);
+
+    try (KafkaProducer<String, String> producer = kafka.producer()) {
+      produce(producer, topic, stream, 0, backlog);
+      JobClient job = env.executeAsync("kafka-stream-it");
+      try {
+        // The first tables are committed by the running job before the fourth type arrives.
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> catalog.tableExists(TableIdentifier.of("events", "user_events")));
+        assertThat(catalog.tableExists(TableIdentifier.of("events", "payment_events"))).isFalse();
+        for (long from = backlog; from < total; from += 150) {
+          produce(producer, topic, stream, from, Math.min(total, from + 150));
+          Thread.sleep(150);
+        }
+        await()
+            .atMost(Duration.ofSeconds(40))
+            .pollInterval(Duration.ofMillis(500))
+            .ignoreExceptions()
+            .untilAsserted(() -> assertReferenceRows(catalog, expected));
+
+        assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+        assertThat(cluster.getExecutionGraph(job.getJobID()).get().getAllExecutionVertices())
+            .as("no task ever restarted: every task runs its first attempt")
+            .allSatisfy(
+                vertex ->
+                    assertThat(vertex.getCurrentExecutionAttempt().getAttemptNumber()).isZero());
+      } finally {
+        job.cancel().get();
+      }
+    }
+    return catalog;
   }
 
   /** Every table of {@code expected} holds exactly its rows (a multiset: no duplicates). */
