@@ -1,0 +1,37 @@
+package io.firn.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A tiny run of the ingest benchmark: both sides commit one row per key. Never timed. */
+class IngestThroughputTest {
+  @TempDir Path dir;
+
+  @Test
+  void bothSidesCommitOneRowPerKey() throws Exception {
+    IngestThroughput.Options options =
+        new IngestThroughput.Options(2_000, 1_000, 3, 2, 1, 0, 1_000, dir, false);
+
+    IngestThroughput.Result result = IngestThroughput.run(options);
+
+    assertThat(result.baseline())
+        .singleElement()
+        .extracting(IngestThroughput.Run::rows)
+        .isEqualTo(1_000L);
+    assertThat(result.firn())
+        .singleElement()
+        .extracting(IngestThroughput.Run::rows)
+        .isEqualTo(1_000L);
+  }
+
+  @Test
+  void eventsAreDeterministicAndRouteEachKeyToOneTable() {
+    assertThat(IngestThroughput.Events.event(1_003, 1_000, 3))
+        .isEqualTo(
+            "{\"event_type\":\"t0\",\"id\":3,\"name\":\"name-3-v1\",\"amount\":251.25,\"qty\":3,"
+                + "\"paid\":false,\"city\":\"city-3\"}");
+  }
+}
