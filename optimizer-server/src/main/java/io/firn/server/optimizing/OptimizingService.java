@@ -1280,6 +1280,11 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
           tasks.add(state);
         }
         process.groups.add(partition.key());
+        if (partition.tasks().isEmpty()) {
+          // Only dangling delete files to remove: metadata work, no task will ever make this
+          // group ready, so it is ready now and committed by the first commit round.
+          process.readyGroups.add(partition.key());
+        }
       }
     }
     lock.lock();
@@ -1306,15 +1311,18 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
       queue.addAll(tasks);
       taskReady.signalAll();
       LOG.info(
-          "{}: process {} started ({}, {} partition(s), {} task(s), snapshot {})",
+          "{}: process {} started ({}, {} partition(s), {} of them only removing delete files,"
+              + " {} task(s), snapshot {})",
           table.qualified(),
           process.id,
           process.type.name().toLowerCase(Locale.ROOT),
           process.groups.size(),
+          process.readyGroups.size(),
           tasks.size(),
           plan.snapshotId());
-      if (tasks.isEmpty()) {
-        // Only delete files spanning partitions to remove: nothing for workers.
+      if (!process.readyGroups.isEmpty() || tasks.isEmpty()) {
+        // Groups without tasks commit now; with no task at all the commit round also finishes
+        // the process (and removes the delete files spanning partitions).
         scheduleCommit(process);
       }
     } finally {
