@@ -14,7 +14,8 @@ import org.apache.iceberg.DeleteFile;
  * @param statistics counts before optimizing
  * @param type what was chosen; {@link OptimizingType#NONE} when nothing is due
  * @param reason why, in words an operator can act on, also when nothing is due
- * @param tasks the work, empty when nothing is due
+ * @param tasks the work, empty when nothing is due; also empty for a due partition whose only work
+ *     is removing dangling delete files (metadata only: committed without a task)
  * @param deletesToRemove delete files that no live data file needs once every task succeeded: those
  *     applying only to rewritten or converted files of this partition, and dangling ones
  */
