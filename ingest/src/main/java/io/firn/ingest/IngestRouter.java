@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -81,8 +80,13 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
   private transient Clock clock;
   private transient IngestMetrics metrics;
   private transient Map<TableIdentifier, Schema> lastSchemas;
-  private transient Map<TableIdentifier, Map<List<Object>, RowData>> rowsSinceBarrier;
-  private transient Map<String, Boolean> upsertByTable;
+
+  /**
+   * Per upsert table, the last row per key since the last barrier (key: see {@link #keyValues}).
+   */
+  private transient Map<TableIdentifier, Map<Object, RowData>> rowsSinceBarrier;
+
+  private transient Map<String, TableRule> rules;
   private transient Set<TableIdentifier> absentAtFirstSight;
   private transient Map<TableIdentifier, PartitionSpec> existingSpecs;
   private transient Map<Schema, PartitionSpec> specs;
@@ -120,7 +124,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
             getRuntimeContext().getMetricGroup(), catalog.name(), TABLE_SERIES_LIMIT, clock);
     this.lastSchemas = new HashMap<>();
     this.rowsSinceBarrier = new HashMap<>();
-    this.upsertByTable = new HashMap<>();
+    this.rules = new HashMap<>();
   }
 
   private static Optional<Table> currentTable(Catalog catalog, TableIdentifier table) {
@@ -169,7 +173,10 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
 
   private void write(Routing.Routed routed, Collector<DynamicRecord> out) {
     metrics.record(routed.table());
-    Schema previous = lastSchemas.put(routed.table(), routed.schema());
+    Schema previous = lastSchemas.get(routed.table());
+    if (previous != routed.schema()) {
+      lastSchemas.put(routed.table(), routed.schema());
+    }
     if (previous == null && absentAtFirstSight.remove(routed.table())) {
       // The sink creates it with this schema and spec (VersionTwoTableCreator).
       LOG.info("Creating table {} with schema {}", routed.table(), routed.schema());
@@ -185,10 +192,10 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
       out.collect(upsert(routed.table(), routed.schema(), routed.row(), routed));
       return;
     }
-    Map<List<Object>, RowData> rows =
-        rowsSinceBarrier.computeIfAbsent(routed.table(), t -> new LinkedHashMap<>());
+    Map<Object, RowData> rows =
+        rowsSinceBarrier.computeIfAbsent(routed.table(), t -> new HashMap<>());
     if (previous != null && previous != routed.schema()) {
-      for (Map.Entry<List<Object>, RowData> row : rows.entrySet()) {
+      for (Map.Entry<Object, RowData> row : rows.entrySet()) {
         out.collect(
             upsert(
                 routed.table(), previous, keyOnlyDelete(previous, routed, row.getKey()), routed));
@@ -247,7 +254,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
       Table table = catalog.loadTable(identifier);
       boolean schemaChanged = !covers(table.schema(), schema);
       boolean specChanged =
-          !settings.table(identifier.name()).partitionCandidates().isEmpty()
+          !rule(identifier).partitionCandidates().isEmpty()
               && !PartitionSpecEvolution.checkCompatibility(table.spec(), spec);
       if (!schemaChanged && !specChanged) {
         return false;
@@ -343,7 +350,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
    * un-partitions a table partitioned by someone else), else unpartitioned.
    */
   private PartitionSpec spec(TableIdentifier table, Schema schema) {
-    List<PartitionCandidate> candidates = settings.table(table.name()).partitionCandidates();
+    List<PartitionCandidate> candidates = rule(table).partitionCandidates();
     if (candidates.isEmpty()) {
       return existingSpecs.getOrDefault(table, PartitionSpec.unpartitioned());
     }
@@ -363,12 +370,19 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
   }
 
   private boolean upsert(Routing.Routed routed) {
-    return upsertByTable.computeIfAbsent(
-        routed.table().name(), name -> settings.table(name).upsert());
+    return rule(routed.table()).upsert();
   }
 
-  private static List<Object> keyValues(Routing.Routed routed) {
+  private TableRule rule(TableIdentifier table) {
+    return rules.computeIfAbsent(table.name(), settings::table);
+  }
+
+  /** The key of a routed row: the value itself for one key field, else the list of values. */
+  private static Object keyValues(Routing.Routed routed) {
     GenericRowData row = (GenericRowData) routed.row();
+    if (routed.keyFields().size() == 1) {
+      return row.getField(position(routed.schema(), routed.keyFields().iterator().next()));
+    }
     List<Object> key = new ArrayList<>(routed.keyFields().size());
     for (String field : routed.keyFields()) {
       key.add(row.getField(position(routed.schema(), field)));
@@ -376,11 +390,16 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
     return key;
   }
 
-  private static RowData keyOnlyDelete(Schema schema, Routing.Routed routed, List<Object> key) {
+  private static RowData keyOnlyDelete(Schema schema, Routing.Routed routed, Object key) {
     GenericRowData row = new GenericRowData(RowKind.DELETE, schema.columns().size());
+    if (routed.keyFields().size() == 1) {
+      row.setField(position(schema, routed.keyFields().iterator().next()), key);
+      return row;
+    }
+    List<?> values = (List<?>) key;
     int i = 0;
     for (String field : routed.keyFields()) {
-      row.setField(position(schema, field), key.get(i++));
+      row.setField(position(schema, field), values.get(i++));
     }
     return row;
   }

@@ -8,6 +8,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -48,6 +49,11 @@ final class TableRows {
   private final IngestSettings settings;
   private final Function<TableIdentifier, Optional<Schema>> schemaLoader;
   private final Map<TableIdentifier, Schema> schemas = new HashMap<>();
+  // Per table name, looked up for every event: the rule, the identifier, the key set.
+  private final Map<String, TableRule> rules = new HashMap<>();
+  private final Map<String, TableIdentifier> identifiers = new HashMap<>();
+  private final Map<String, Set<String>> keySets = new HashMap<>();
+  private final Set<String> validNames = new HashSet<>();
 
   TableRows(IngestSettings settings, Function<TableIdentifier, Optional<Schema>> schemaLoader) {
     this.settings = settings;
@@ -61,6 +67,9 @@ final class TableRows {
    *     'event_type'})
    */
   Routing.Rejected checkTableName(String name, String origin) {
+    if (validNames.contains(name)) {
+      return null;
+    }
     if (!IngestSettings.TABLE_NAME.matcher(name).matches()
         || name.equals(settings.deadLetterTable())) {
       return new Routing.Rejected(
@@ -71,6 +80,9 @@ final class TableRows {
               + "' must match "
               + IngestSettings.TABLE_NAME.pattern()
               + " and not be the dead-letter table");
+    }
+    if (validNames.size() < 10_000) {
+      validNames.add(name);
     }
     return null;
   }
@@ -113,6 +125,9 @@ final class TableRows {
       // Another subtask may have added the column already: take the catalog's type for it.
       Schema cached = schema;
       schema = schemaLoader.apply(table).map(current -> union(current, cached)).orElse(cached);
+    } else {
+      // The common case: nothing new in this event.
+      return toRow(table, schema, image);
     }
     schema = widen(name, schema, image);
     schemas.put(table, schema);
@@ -120,7 +135,16 @@ final class TableRows {
   }
 
   private List<String> keys(String table) {
-    return settings.table(table).primaryKey();
+    return rule(table).primaryKey();
+  }
+
+  private TableRule rule(String table) {
+    return rules.computeIfAbsent(table, settings::table);
+  }
+
+  private Set<String> keySet(String table) {
+    return keySets.computeIfAbsent(
+        table, t -> Collections.unmodifiableSet(new LinkedHashSet<>(keys(t))));
   }
 
   /**
@@ -150,11 +174,12 @@ final class TableRows {
         }
       }
     }
-    return new Routing.Routed(table, schema, row, new LinkedHashSet<>(keys(name)), true);
+    return new Routing.Routed(table, schema, row, keySet(name), true);
   }
 
   private TableIdentifier identifier(String name) {
-    return TableIdentifier.of(Namespace.of(settings.namespace()), name);
+    return identifiers.computeIfAbsent(
+        name, n -> TableIdentifier.of(Namespace.of(settings.namespace()), n));
   }
 
   private static boolean hasNewFields(Schema schema, JsonNode image) {
@@ -214,7 +239,7 @@ final class TableRows {
   }
 
   private Type infer(String table, String field, JsonNode value) {
-    if (settings.table(table).timestampFields().contains(field)) {
+    if (rule(table).timestampFields().contains(field)) {
       return Types.TimestampType.withZone();
     }
     if (value.isIntegralNumber() && value.canConvertToLong()) {
@@ -249,7 +274,7 @@ final class TableRows {
       }
       row.setField(i, converted);
     }
-    return new Routing.Routed(table, schema, row, new LinkedHashSet<>(keys(table.name())), false);
+    return new Routing.Routed(table, schema, row, keySet(table.name()), false);
   }
 
   private static Routing.Rejected incompatible(

@@ -2,6 +2,8 @@ package io.firn.ingest;
 
 import java.io.Serializable;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -70,9 +72,12 @@ public record TableRule(
     }
   }
 
+  /** Compiled globs: a rule is matched for every event until its callers cache the outcome. */
+  private static final Map<String, Pattern> GLOBS = new ConcurrentHashMap<>();
+
   /** Whether this rule applies to the table named {@code table}. */
   public boolean matches(String table) {
-    return glob(match).matcher(table).matches();
+    return GLOBS.computeIfAbsent(match, TableRule::glob).matcher(table).matches();
   }
 
   static Pattern glob(String glob) {
