@@ -118,6 +118,9 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
             });
     this.deadLetterTable =
         TableIdentifier.of(Namespace.of(settings.namespace()), settings.deadLetterTable());
+    // Before any record: the sink's own namespace creation does not survive a race between
+    // subtasks on every catalog (see VersionTwoTableCreator#ensureNamespace).
+    VersionTwoTableCreator.ensureNamespace(catalog, deadLetterTable.namespace());
     this.clock = Clock.systemUTC();
     this.metrics =
         new IngestMetrics(

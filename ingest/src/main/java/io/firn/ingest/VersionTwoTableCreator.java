@@ -7,6 +7,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
@@ -47,17 +48,29 @@ public final class VersionTwoTableCreator implements TableCreator {
     this.properties = Map.copyOf(all);
   }
 
+  /**
+   * Creates {@code namespace} unless it exists. Several subtasks may race: the loser gets {@link
+   * AlreadyExistsException} from most catalogs, but the JDBC catalog on SQLite throws a constraint
+   * violation instead; any failure after which the namespace exists counts as success.
+   */
+  static void ensureNamespace(Catalog catalog, Namespace namespace) {
+    if (!(catalog instanceof SupportsNamespaces namespaces)
+        || namespaces.namespaceExists(namespace)) {
+      return;
+    }
+    try {
+      namespaces.createNamespace(namespace);
+    } catch (RuntimeException e) {
+      if (!namespaces.namespaceExists(namespace)) {
+        throw e;
+      }
+    }
+  }
+
   @Override
   public Table createTable(
       Catalog catalog, TableIdentifier identifier, Schema schema, PartitionSpec spec) {
-    if (catalog instanceof SupportsNamespaces namespaces
-        && !namespaces.namespaceExists(identifier.namespace())) {
-      try {
-        namespaces.createNamespace(identifier.namespace());
-      } catch (AlreadyExistsException e) {
-        // created concurrently by another subtask: fine
-      }
-    }
+    ensureNamespace(catalog, identifier.namespace());
     Map<String, String> tableProperties = new LinkedHashMap<>(properties);
     Long targetFileSize = settings.table(identifier.name()).targetFileSize();
     if (targetFileSize != null) {

@@ -2,6 +2,8 @@ package io.firn.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.PartitionSpec;
@@ -9,10 +11,14 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableUtil;
+import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.inmemory.InMemoryCatalog;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.jdbc.UncheckedSQLException;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class VersionTwoTableCreatorTest {
 
@@ -50,5 +56,33 @@ class VersionTwoTableCreatorTest {
     assertThat(users.properties())
         .doesNotContainKey(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES)
         .containsEntry("owner", "firn");
+  }
+
+  @Test
+  void aNamespaceCreatedByAnotherSubtaskMeanwhileIsNoError(@TempDir Path dir) {
+    // What two routers racing on an SQLite JDBC catalog saw: the other one's insert won, this one
+    // gets a primary-key violation instead of AlreadyExistsException.
+    JdbcCatalog catalog =
+        new JdbcCatalog() {
+          @Override
+          public void createNamespace(Namespace namespace, Map<String, String> metadata) {
+            super.createNamespace(namespace, metadata);
+            throw new UncheckedSQLException(
+                new SQLException("[SQLITE_CONSTRAINT_PRIMARYKEY] A PRIMARY KEY constraint failed"),
+                "Failed to insert namespace %s",
+                namespace);
+          }
+        };
+    catalog.initialize(
+        "race",
+        Map.of(
+            "uri",
+            "jdbc:sqlite:" + dir.resolve("catalog.db"),
+            "warehouse",
+            dir.resolve("warehouse").toString()));
+
+    VersionTwoTableCreator.ensureNamespace(catalog, Namespace.of("events"));
+
+    assertThat(catalog.namespaceExists(Namespace.of("events"))).isTrue();
   }
 }
