@@ -41,16 +41,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -80,7 +73,7 @@ class IngestRestoreIT {
   private static final String OPERATOR_ID = "flink.operator-id";
   private static final String CHECKPOINT_ID = "flink.max-committed-checkpoint-id";
 
-  private static KafkaClusterTestKit kafka;
+  private static KafkaBroker kafka;
 
   @TempDir Path dir;
 
@@ -88,23 +81,7 @@ class IngestRestoreIT {
 
   @BeforeAll
   static void startBroker() throws Exception {
-    kafka =
-        new KafkaClusterTestKit.Builder(
-                new TestKitNodes.Builder()
-                    .setCombined(true)
-                    .setNumBrokerNodes(1)
-                    .setNumControllerNodes(1)
-                    .build())
-            .setConfigProp("offsets.topic.replication.factor", "1")
-            .setConfigProp("offsets.topic.num.partitions", "1")
-            .setConfigProp("transaction.state.log.replication.factor", "1")
-            .setConfigProp("transaction.state.log.min.isr", "1")
-            .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
-            .setConfigProp("share.coordinator.state.topic.min.isr", "1")
-            .build();
-    kafka.format();
-    kafka.startup();
-    kafka.waitForReadyBrokers();
+    kafka = KafkaBroker.start();
   }
 
   @AfterAll
@@ -124,11 +101,7 @@ class IngestRestoreIT {
   @Test
   void restoreUnderANewJobIdFromAnAlreadyCommittedCheckpointLosesAndDuplicatesNothing()
       throws Exception {
-    try (Admin admin =
-        Admin.create(
-            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1))).all().get();
-    }
+    kafka.createTopic(TOPIC, 2);
     Path checkpoints = dir.resolve("checkpoints");
     Configuration conf = new Configuration();
     conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
@@ -173,7 +146,7 @@ class IngestRestoreIT {
     AtomicLong produced = new AtomicLong();
     CountDownLatch restored = new CountDownLatch(1);
 
-    try (KafkaProducer<String, String> producer = producer()) {
+    try (KafkaProducer<String, String> producer = kafka.producer()) {
       produce(producer, 0, BACKLOG, good, bad);
       produced.set(BACKLOG);
       JobID first = submit(config, conf);
@@ -457,19 +430,6 @@ class IngestRestoreIT {
       sum += row.hashCode();
     }
     return sum;
-  }
-
-  private static KafkaProducer<String, String> producer() {
-    return new KafkaProducer<>(
-        Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            kafka.bootstrapServers(),
-            ProducerConfig.ACKS_CONFIG,
-            "all",
-            ProducerConfig.LINGER_MS_CONFIG,
-            "5"),
-        new StringSerializer(),
-        new StringSerializer());
   }
 
   /** Sends events {@code from..to-1} of {@link SampleEvents}, each key to one partition. */
