@@ -145,7 +145,8 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
 
   @Override
   public void snapshotState(FunctionSnapshotContext context) {
-    rowsSinceBarrier.clear();
+    // Keep each table's map (and its capacity): the next checkpoint fills it again.
+    rowsSinceBarrier.values().forEach(Map::clear);
     metrics.barrier(context.getCheckpointId());
   }
 

@@ -257,6 +257,15 @@ class IngestRestoreIT {
           .containsOnly(firstOperator.get(0));
       for (Map.Entry<String, List<Map<String, String>>> table : summariesAfter.entrySet()) {
         List<Map<String, String>> before = summariesBefore.getOrDefault(table.getKey(), List.of());
+        // After the restore the first job's id may appear once more on a table: the restored
+        // committer completing a commit of the restored checkpoint that the cancel interrupted
+        // before it reached this table (seen: order_events had checkpoint N, user_events not
+        // yet). Committing one the table already had would be #16008.
+        java.util.Set<String> committedBefore =
+            before.stream()
+                .filter(s -> first.toString().equals(s.get(JOB_ID)))
+                .map(s -> s.get(CHECKPOINT_ID))
+                .collect(java.util.stream.Collectors.toSet());
         assertThat(
                 table.getValue().stream()
                     .skip(before.size())
@@ -265,7 +274,12 @@ class IngestRestoreIT {
             .as(
                 "#16008: %s re-committed a checkpoint of the first job after the restore",
                 table.getKey())
-            .isEmpty();
+            .allSatisfy(
+                s ->
+                    assertThat(s.get(CHECKPOINT_ID))
+                        .as("a pending commit of the restored checkpoint, completed once")
+                        .isEqualTo(Long.toString(committed))
+                        .isNotIn(committedBefore));
         assertThat(
                 table.getValue().stream()
                     .filter(s -> s.containsKey(JOB_ID))
