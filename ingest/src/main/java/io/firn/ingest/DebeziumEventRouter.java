@@ -25,8 +25,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * <p>The table is the fixed table when one is configured, else the routing field of the row image
  * ({@code after}, or {@code before} for a delete) when the image has it, else the envelope's {@code
  * source.table}. A tombstone (a null event or null payload, which Debezium sends after a delete for
- * log compaction) routes nowhere. The {@code schema} part of the envelope is ignored: columns are
- * inferred from the JSON values like plain JSON events (see {@link TableRows}).
+ * log compaction) routes nowhere. Columns are inferred from the JSON values like plain JSON events
+ * (see {@link TableRows}); the envelope's {@code schema}, when present, only serves to decode
+ * Debezium's logical types first ({@link DebeziumLogicalTypes}).
  */
 public final class DebeziumEventRouter implements EventRouter {
 
@@ -64,6 +65,7 @@ public final class DebeziumEventRouter implements EventRouter {
               "expected a JSON object, got " + event.getNodeType()));
     }
     if (!event.has("op") && event.has("payload")) {
+      JsonNode schema = event.get("schema");
       event = event.get("payload");
       if (event.isNull()) {
         return List.of();
@@ -75,6 +77,7 @@ public final class DebeziumEventRouter implements EventRouter {
                 "expected the envelope's 'payload' to be a JSON object, got "
                     + event.getNodeType()));
       }
+      DebeziumLogicalTypes.decode(schema, event);
     }
     JsonNode op = event.get("op");
     if (op == null || !op.isTextual()) {

@@ -47,6 +47,63 @@ class DebeziumEventRouterTest {
   }
 
   @Test
+  void logicalTypesAnnouncedByTheEnvelopeSchemaAreDecoded() {
+    // Kafka Connect's JSON converter with schemas: decimals as base64 of the unscaled value,
+    // timestamps as epoch micros / millis, dates as epoch days.
+    String field = "{\"field\":\"%s\",\"type\":\"%s\",\"name\":\"%s\"%s}";
+    String columns =
+        String.join(
+            ",",
+            "{\"field\":\"id\",\"type\":\"int64\"}",
+            String.format(
+                field,
+                "price",
+                "bytes",
+                "org.apache.kafka.connect.data.Decimal",
+                ",\"parameters\":{\"scale\":\"2\"}"),
+            String.format(field, "updated", "int64", "io.debezium.time.MicroTimestamp", ""),
+            String.format(field, "created", "int64", "io.debezium.time.Timestamp", ""),
+            String.format(field, "born", "int32", "io.debezium.time.Date", ""),
+            String.format(field, "note", "string", "io.debezium.time.ZonedTimestamp", ""));
+    String event =
+        "{\"schema\":{\"type\":\"struct\",\"fields\":["
+            + "{\"field\":\"before\",\"type\":\"struct\",\"fields\":["
+            + columns
+            + "]},{\"field\":\"after\",\"type\":\"struct\",\"fields\":["
+            + columns
+            + "]}]},\"payload\":{\"op\":\"c\",\"before\":null,\"after\":{\"id\":1,"
+            // 12345 = 0x3039 -> "MDk=" -> 123.45
+            + "\"price\":\"MDk=\",\"updated\":1764411330123456,\"created\":1764411330123,"
+            + "\"born\":20421,\"note\":\"2026-11-29T10:15:30Z\"},"
+            + "\"source\":{\"table\":\"customers\"}}}";
+
+    Routing.Routed routed = routed(event);
+
+    Schema schema = routed.schema();
+    assertThat(schema.findField("price").type()).isEqualTo(Types.DoubleType.get());
+    assertThat(routed.row().getDouble(position(schema, "price"))).isEqualTo(123.45);
+    assertThat(routed.row().getString(position(schema, "updated")).toString())
+        .isEqualTo("2025-11-29T10:15:30.123456Z");
+    assertThat(routed.row().getString(position(schema, "created")).toString())
+        .isEqualTo("2025-11-29T10:15:30.123Z");
+    assertThat(routed.row().getString(position(schema, "born")).toString())
+        .isEqualTo(java.time.LocalDate.ofEpochDay(20421).toString());
+    assertThat(routed.row().getString(position(schema, "note")).toString())
+        .isEqualTo("2026-11-29T10:15:30Z");
+
+    // Without the schema the same value is indistinguishable from a plain string: kept as it is.
+    Routing.Routed bare =
+        routed(
+            "{\"op\":\"c\",\"after\":{\"id\":2,\"price\":\"MDk=\"},"
+                + "\"source\":{\"table\":\"orders\"}}");
+    assertThat(bare.row().getString(position(bare.schema(), "price")).toString()).isEqualTo("MDk=");
+  }
+
+  private static int position(Schema schema, String column) {
+    return schema.columns().indexOf(schema.findField(column));
+  }
+
+  @Test
   void routingFieldInTheRowImageWinsOverSourceTable() {
     Routing.Routed routed =
         routed(
