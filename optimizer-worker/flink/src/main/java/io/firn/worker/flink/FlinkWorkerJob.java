@@ -1,5 +1,6 @@
 package io.firn.worker.flink;
 
+import io.firn.worker.remote.WorkerOptions;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -13,13 +14,17 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 public final class FlinkWorkerJob {
   private FlinkWorkerJob() {}
 
+  /** The text shown with a usage error. */
+  static final String USAGE =
+      "usage: flink run [-p N] firn-worker-flink-job.jar " + WorkerOptions.USAGE_OPTIONS;
+
   public static void main(String[] args) throws Exception {
     WorkerOptions options;
     try {
-      options = WorkerOptions.parse(args, System.getenv());
+      options = WorkerOptions.parse(args, System.getenv(), "flink");
     } catch (IllegalArgumentException e) {
       System.err.println("error: " + e.getMessage());
-      System.err.println(WorkerOptions.USAGE);
+      System.err.println(USAGE);
       System.exit(1);
       return;
     }

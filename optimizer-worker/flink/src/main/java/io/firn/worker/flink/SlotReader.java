@@ -3,6 +3,7 @@ package io.firn.worker.flink;
 import io.firn.core.protocol.CompleteRequest;
 import io.firn.worker.remote.HttpWorkerProtocol;
 import io.firn.worker.remote.Worker;
+import io.firn.worker.remote.WorkerOptions;
 import io.firn.worker.remote.WorkerSettings;
 import java.net.InetAddress;
 import java.net.URI;

@@ -1,5 +1,6 @@
 package io.firn.worker.flink;
 
+import io.firn.worker.remote.WorkerOptions;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;

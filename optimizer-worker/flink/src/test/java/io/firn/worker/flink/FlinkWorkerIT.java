@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
+import io.firn.worker.remote.WorkerOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -208,7 +209,8 @@ class FlinkWorkerIT {
               "--poll-seconds", "2",
               "--name", "it-" + slots
             },
-            Map.of("FIRN_WORKER_TOKEN", ServerProcess.WORKER_TOKEN));
+            Map.of("FIRN_WORKER_TOKEN", ServerProcess.WORKER_TOKEN),
+            "flink");
     FlinkWorkerJob.define(env, options);
     return env.executeAsync(FlinkWorkerJob.jobName(options));
   }

@@ -13,6 +13,7 @@ import io.firn.core.protocol.PollResponse;
 import io.firn.core.protocol.RegisterRequest;
 import io.firn.core.protocol.RegisterResponse;
 import io.firn.core.protocol.WorkerProtocol;
+import io.firn.worker.remote.WorkerOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +26,7 @@ class WorkerOptionsTest {
   @Test
   void defaultsAndTokenFromTheEnvironment() {
     WorkerOptions options =
-        WorkerOptions.parse(new String[] {"--server", "http://firn:8080"}, TOKEN);
+        WorkerOptions.parse(new String[] {"--server", "http://firn:8080"}, TOKEN, "flink");
     assertThat(options)
         .isEqualTo(
             new WorkerOptions(
@@ -58,7 +59,8 @@ class WorkerOptionsTest {
               "--name",
               "w"
             },
-            Map.of());
+            Map.of(),
+            "flink");
     assertThat(options)
         .isEqualTo(
             new WorkerOptions(
@@ -67,23 +69,28 @@ class WorkerOptionsTest {
 
   @Test
   void rejectsBadInputNamingOptionAndRule() {
-    assertThatThrownBy(() -> WorkerOptions.parse(new String[0], TOKEN))
+    assertThatThrownBy(() -> WorkerOptions.parse(new String[0], TOKEN, "flink"))
         .hasMessage("option --server is required");
-    assertThatThrownBy(() -> WorkerOptions.parse(new String[] {"--server", "firn:8080"}, TOKEN))
+    assertThatThrownBy(
+            () -> WorkerOptions.parse(new String[] {"--server", "firn:8080"}, TOKEN, "flink"))
         .hasMessage("option --server = 'firn:8080' must be an http(s) URL of the optimizer server");
-    assertThatThrownBy(() -> WorkerOptions.parse(new String[] {"--server", "http://f"}, Map.of()))
+    assertThatThrownBy(
+            () -> WorkerOptions.parse(new String[] {"--server", "http://f"}, Map.of(), "flink"))
         .hasMessage(
             "no worker token: set FIRN_WORKER_TOKEN (or --token) to the server's auth.workerToken");
     assertThatThrownBy(
-            () -> WorkerOptions.parse(new String[] {"--server", "http://f", "--slot", "2"}, TOKEN))
+            () ->
+                WorkerOptions.parse(
+                    new String[] {"--server", "http://f", "--slot", "2"}, TOKEN, "flink"))
         .hasMessage(
             "unknown option --slot; known options: --drain-seconds, --group, --name,"
                 + " --poll-seconds, --server, --slots, --token");
     assertThatThrownBy(
             () ->
-                WorkerOptions.parse(new String[] {"--server", "http://f", "--slots", "-1"}, TOKEN))
+                WorkerOptions.parse(
+                    new String[] {"--server", "http://f", "--slots", "-1"}, TOKEN, "flink"))
         .hasMessage("option --slots = '-1' must be a whole number >= 0");
-    assertThatThrownBy(() -> WorkerOptions.parse(new String[] {"--server"}, TOKEN))
+    assertThatThrownBy(() -> WorkerOptions.parse(new String[] {"--server"}, TOKEN, "flink"))
         .hasMessage("option --server needs a value");
   }
 

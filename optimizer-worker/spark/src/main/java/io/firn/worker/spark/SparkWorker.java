@@ -19,6 +19,7 @@ import io.firn.core.protocol.UnknownWorkerException;
 import io.firn.core.protocol.WorkerProtocol;
 import io.firn.worker.commit.Committer;
 import io.firn.worker.remote.ResultCodec;
+import io.firn.worker.remote.WorkerOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,7 @@
 package io.firn.worker.spark;
 
 import io.firn.worker.remote.HttpWorkerProtocol;
+import io.firn.worker.remote.WorkerOptions;
 import java.net.URI;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -21,13 +22,18 @@ public final class SparkWorkerApp {
 
   private SparkWorkerApp() {}
 
+  /** The text shown with a usage error. */
+  static final String USAGE =
+      "usage: spark-submit --class io.firn.worker.spark.SparkWorkerApp firn-worker-spark-app.jar "
+          + WorkerOptions.USAGE_OPTIONS;
+
   public static void main(String[] args) throws Exception {
     WorkerOptions options;
     try {
-      options = WorkerOptions.parse(args, System.getenv());
+      options = WorkerOptions.parse(args, System.getenv(), "spark");
     } catch (IllegalArgumentException e) {
       System.err.println("error: " + e.getMessage());
-      System.err.println(WorkerOptions.USAGE);
+      System.err.println(USAGE);
       System.exit(1);
       return;
     }

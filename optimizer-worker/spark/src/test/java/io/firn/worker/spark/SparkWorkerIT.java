@@ -7,6 +7,7 @@ import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
 import io.firn.worker.remote.HttpWorkerProtocol;
+import io.firn.worker.remote.WorkerOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -175,7 +176,8 @@ class SparkWorkerIT {
       WorkerOptions options =
           WorkerOptions.parse(
               new String[] {"--server", server.url(), "--poll-seconds", "2", "--name", "it"},
-              Map.of("FIRN_WORKER_TOKEN", ServerProcess.WORKER_TOKEN));
+              Map.of("FIRN_WORKER_TOKEN", ServerProcess.WORKER_TOKEN),
+              "spark");
       JavaSparkContext spark = JavaSparkContext.fromSparkContext(session.sparkContext());
       SparkWorker worker =
           new SparkWorker(

@@ -3,6 +3,7 @@ package io.firn.worker.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.firn.worker.remote.WorkerOptions;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,9 @@ class SparkWorkerOptionsTest {
   void defaultsAndTokenFromTheEnvironment() {
     assertThat(
             WorkerOptions.parse(
-                new String[] {"--server", "http://firn:8080"}, Map.of("FIRN_WORKER_TOKEN", "t")))
+                new String[] {"--server", "http://firn:8080"},
+                Map.of("FIRN_WORKER_TOKEN", "t"),
+                "spark"))
         .isEqualTo(
             new WorkerOptions(
                 "http://firn:8080",
@@ -29,11 +32,12 @@ class SparkWorkerOptionsTest {
     assertThatThrownBy(
             () ->
                 WorkerOptions.parse(
-                    new String[] {"--server", "http://f", "--master", "x"}, Map.of()))
+                    new String[] {"--server", "http://f", "--master", "x"}, Map.of(), "spark"))
         .hasMessage(
             "unknown option --master; known options: --drain-seconds, --group, --name,"
                 + " --poll-seconds, --server, --slots, --token");
-    assertThatThrownBy(() -> WorkerOptions.parse(new String[] {"--server", "http://f"}, Map.of()))
+    assertThatThrownBy(
+            () -> WorkerOptions.parse(new String[] {"--server", "http://f"}, Map.of(), "spark"))
         .hasMessage(
             "no worker token: set FIRN_WORKER_TOKEN (or --token) to the server's auth.workerToken");
   }

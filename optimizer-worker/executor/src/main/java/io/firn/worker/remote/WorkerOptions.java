@@ -1,4 +1,4 @@
-package io.firn.worker.flink;
+package io.firn.worker.remote;
 
 import java.io.Serializable;
 import java.net.URI;
@@ -9,15 +9,17 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * What the Flink worker job needs: the server, its worker token, the optimizer group and how many
- * slots (= the source's parallelism). Travels inside the job graph, so it is {@link Serializable}.
+ * What a worker runtime hosted by an engine (the Flink job, the Spark application) needs: the
+ * server, its worker token, the optimizer group and how many slots. {@link Serializable}: the Flink
+ * job carries it inside its job graph.
  *
  * @param server the optimizer server's application URL, e.g. {@code http://firn:8080}
  * @param token the server's {@code auth.workerToken}
  * @param group the optimizer group whose tasks the slots take
- * @param slots executor slots (parallel subtasks); 0 means the job's default parallelism
- * @param name prefix of the names the slots register under
- * @param drain how long closing a slot waits for its running task to be handed in
+ * @param slots executor slots (Flink: parallel subtasks; Spark: tasks leased at once); 0 means the
+ *     engine's default parallelism
+ * @param name the name (Flink: the prefix of the names) the slots register under
+ * @param drain how long stopping waits for running tasks to be handed in
  * @param pollWait how long one poll may wait on the server
  */
 public record WorkerOptions(
@@ -35,10 +37,10 @@ public record WorkerOptions(
   public static final Set<String> KNOWN =
       Set.of("server", "token", "group", "slots", "name", "drain-seconds", "poll-seconds");
 
-  /** The text shown with a usage error. */
-  public static final String USAGE =
-      "usage: flink run [-p N] firn-worker-flink-job.jar --server URL [--slots N] [--group G]"
-          + " [--name NAME] [--drain-seconds S] [--poll-seconds S] [--token T]\n"
+  /** The options part of a usage text, after the engine's submit command. */
+  public static final String USAGE_OPTIONS =
+      "--server URL [--slots N] [--group G] [--name NAME] [--drain-seconds S] [--poll-seconds S]"
+          + " [--token T]\n"
           + "  the token comes from --token or the environment variable FIRN_WORKER_TOKEN";
 
   public WorkerOptions {
@@ -54,9 +56,11 @@ public record WorkerOptions(
    * Parses {@code --key value} / {@code --key=value} arguments.
    *
    * @param environment where {@code FIRN_WORKER_TOKEN} is looked up when {@code --token} is absent
+   * @param defaultName the name when {@code --name} is absent (the engine's, e.g. {@code flink})
    * @throws IllegalArgumentException naming the option, its value and the rule
    */
-  public static WorkerOptions parse(String[] args, Map<String, String> environment) {
+  public static WorkerOptions parse(
+      String[] args, Map<String, String> environment, String defaultName) {
     Map<String, String> values = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
@@ -102,7 +106,7 @@ public record WorkerOptions(
         token,
         values.getOrDefault("group", "default"),
         number(values, "slots", 0),
-        values.getOrDefault("name", "flink"),
+        values.getOrDefault("name", defaultName),
         Duration.ofSeconds(number(values, "drain-seconds", 120)),
         Duration.ofSeconds(number(values, "poll-seconds", 20)));
   }
