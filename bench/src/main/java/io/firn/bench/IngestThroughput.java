@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -109,7 +110,8 @@ public final class IngestThroughput {
       long warmupEvents,
       long checkpointMillis,
       Path dir,
-      boolean keep) {}
+      boolean keep,
+      boolean perTableBaseline) {}
 
   /** One measured run. */
   record Run(
@@ -128,9 +130,13 @@ public final class IngestThroughput {
   }
 
   /** The measured runs, in order. */
-  record Result(Options options, List<Run> baseline, List<Run> firn) {
+  record Result(Options options, List<Run> baseline, List<Run> firn, List<Run> perTable) {
     double medianBaselinePerSecond() {
       return median(baseline);
+    }
+
+    double medianPerTablePerSecond() {
+      return median(perTable);
     }
 
     double medianFirnPerSecond() {
@@ -175,7 +181,8 @@ public final class IngestThroughput {
             a.get("dir", null) != null
                 ? Path.of(a.get("dir"))
                 : Files.createTempDirectory("firn-ingest-bench"),
-            Boolean.parseBoolean(a.get("keep", "false")));
+            Boolean.parseBoolean(a.get("keep", "false")),
+            Boolean.parseBoolean(a.get("per-table-baseline", "true")));
     Result result;
     try {
       result = run(options);
@@ -206,17 +213,35 @@ public final class IngestThroughput {
       report("warmup", runBaseline(o, "warmup", o.warmupEvents(), keys));
       report("warmup", runFirn(o, "warmup", o.warmupEvents(), keys));
     }
+    boolean perTable = o.perTableBaseline() && o.tables() > 1;
+    if (perTable && o.warmupEvents() > 0) {
+      long keys = Math.max(1, o.warmupEvents() / 2);
+      report("warmup", runPerTableBaseline(o, "warmup", o.warmupEvents(), keys));
+    }
     List<Run> baseline = new ArrayList<>();
     List<Run> firn = new ArrayList<>();
+    List<Run> perTableRuns = new ArrayList<>();
     for (int round = 1; round <= o.rounds(); round++) {
       String label = "round " + round + "/" + o.rounds();
       baseline.add(report(label, runBaseline(o, "r" + round, o.events(), o.keys())));
+      if (perTable) {
+        perTableRuns.add(report(label, runPerTableBaseline(o, "r" + round, o.events(), o.keys())));
+      }
       firn.add(report(label, runFirn(o, "r" + round, o.events(), o.keys())));
-      log(
-          "%s: Firn / plain FlinkSink = %.2f",
-          label, firn.get(round - 1).eventsPerSecond() / baseline.get(round - 1).eventsPerSecond());
+      double f = firn.get(round - 1).eventsPerSecond();
+      if (perTable) {
+        log(
+            "%s: Firn / plain FlinkSink = %.2f, Firn / plain FlinkSink per table = %.2f",
+            label,
+            f / baseline.get(round - 1).eventsPerSecond(),
+            f / perTableRuns.get(round - 1).eventsPerSecond());
+      } else {
+        log(
+            "%s: Firn / plain FlinkSink = %.2f",
+            label, f / baseline.get(round - 1).eventsPerSecond());
+      }
     }
-    return new Result(o, baseline, firn);
+    return new Result(o, baseline, firn, perTableRuns);
   }
 
   /** Iceberg's plain FlinkSink, upserting by {@code id} into one pre-created v2 table. */
@@ -229,17 +254,7 @@ public final class IngestThroughput {
         .createTable(catalog, id, SCHEMA, PartitionSpec.unpartitioned());
 
     StreamExecutionEnvironment env = environment(o);
-    DataStream<RowData> rows =
-        env.fromSource(
-                new DataGeneratorSource<>(
-                    new JsonEvents(keys, o.tables()),
-                    events,
-                    org.apache.flink.api.common.typeinfo.Types.STRING),
-                WatermarkStrategy.noWatermarks(),
-                "events")
-            .map(new ParseJson())
-            .returns(InternalTypeInfo.of(FlinkSchemaUtil.convert(SCHEMA)))
-            .name("parse-json");
+    DataStream<RowData> rows = parsedEvents(env, o, events, keys);
     FlinkSink.forRowData(rows)
         .tableLoader(TableLoader.fromCatalog(loader, id))
         .upsert(true)
@@ -255,6 +270,78 @@ public final class IngestThroughput {
     Run run = stats("plain FlinkSink", events, times, rows1, List.of(table));
     cleanUp(o, dir);
     return run;
+  }
+
+  /**
+   * Iceberg's plain FlinkSink, one per table: the events split by {@code id % tables} (what Firn
+   * routes by {@code event_type}) into {@code tables} pre-created v2 tables, each its own upsert
+   * sink. What writing the same tables costs without routing: as many writers, files and commits.
+   */
+  static Run runPerTableBaseline(Options o, String label, long events, long keys) throws Exception {
+    Path dir = o.dir().resolve(label + "-per-table");
+    CatalogLoader loader = catalogLoader(dir);
+    Catalog catalog = loader.loadCatalog();
+    StreamExecutionEnvironment env = environment(o);
+    DataStream<RowData> rows = parsedEvents(env, o, events, keys);
+    List<TableIdentifier> ids = new ArrayList<>();
+    for (int t = 0; t < o.tables(); t++) {
+      TableIdentifier id = TableIdentifier.of(NAMESPACE, Events.tableName(t));
+      new VersionTwoTableCreator(Map.of())
+          .createTable(catalog, id, SCHEMA, PartitionSpec.unpartitioned());
+      ids.add(id);
+      FlinkSink.forRowData(rows.filter(new TableFilter(t, o.tables())).name("table-" + t))
+          .tableLoader(TableLoader.fromCatalog(loader, id))
+          .upsert(true)
+          .equalityFieldColumns(List.of("id"))
+          .distributionMode(DistributionMode.HASH)
+          .writeParallelism(o.parallelism())
+          .uidPrefix("per-table-" + t)
+          .append();
+    }
+    double[] times = execute(env, "per-table-" + label);
+
+    long rows1 = 0;
+    List<Table> tables = new ArrayList<>();
+    for (int t = 0; t < o.tables(); t++) {
+      Table table = catalog.loadTable(ids.get(t));
+      rows1 += verify(table, keys, o.tables(), t);
+      tables.add(table);
+    }
+    Run run = stats("plain per table", events, times, rows1, tables);
+    cleanUp(o, dir);
+    return run;
+  }
+
+  /** The baselines' input: the events' JSON text parsed to rows of {@link #SCHEMA}. */
+  private static DataStream<RowData> parsedEvents(
+      StreamExecutionEnvironment env, Options o, long events, long keys) {
+    return env.fromSource(
+            new DataGeneratorSource<>(
+                new JsonEvents(keys, o.tables()),
+                events,
+                org.apache.flink.api.common.typeinfo.Types.STRING),
+            WatermarkStrategy.noWatermarks(),
+            "events")
+        .map(new ParseJson())
+        .returns(InternalTypeInfo.of(FlinkSchemaUtil.convert(SCHEMA)))
+        .name("parse-json");
+  }
+
+  /** The rows of table {@code t}: {@code id % tables == t}. */
+  static final class TableFilter implements FilterFunction<RowData> {
+    private static final long serialVersionUID = 1L;
+    private final int table;
+    private final int tables;
+
+    TableFilter(int table, int tables) {
+      this.table = table;
+      this.tables = tables;
+    }
+
+    @Override
+    public boolean filter(RowData row) {
+      return row.getLong(0) % tables == table;
+    }
   }
 
   /** Firn's ingest sink, routing to {@code tables} tables it creates and upserting by id. */
@@ -457,34 +544,60 @@ public final class IngestThroughput {
   }
 
   static String summary(Result r) {
+    boolean perTable = !r.perTable().isEmpty();
     StringBuilder out = new StringBuilder();
-    out.append(
-        "| round | plain FlinkSink (events/s) | Firn routed (events/s) | Firn / plain"
-            + " | CPU µs/event plain / Firn |\n");
-    out.append("|---|---:|---:|---:|---:|\n");
+    out.append("| round | plain FlinkSink, 1 table (events/s) |");
+    if (perTable) {
+      out.append(" plain FlinkSink per table (events/s) |");
+    }
+    out.append(" Firn routed (events/s) | Firn / plain 1 table |");
+    if (perTable) {
+      out.append(" Firn / plain per table |");
+    }
+    out.append(" CPU µs/event plain / ");
+    out.append(perTable ? "per table / Firn |\n" : "Firn |\n");
+    out.append(perTable ? "|---|---:|---:|---:|---:|---:|---:|\n" : "|---|---:|---:|---:|---:|\n");
     for (int i = 0; i < r.baseline().size(); i++) {
-      double b = r.baseline().get(i).eventsPerSecond();
-      double f = r.firn().get(i).eventsPerSecond();
+      Run b = r.baseline().get(i);
+      Run f = r.firn().get(i);
+      Run p = perTable ? r.perTable().get(i) : null;
+      out.append(
+          String.format(
+              Locale.ROOT, "| %d | %,.0f (%.1f s) |", i + 1, b.eventsPerSecond(), b.netSeconds()));
+      if (p != null) {
+        out.append(
+            String.format(Locale.ROOT, " %,.0f (%.1f s) |", p.eventsPerSecond(), p.netSeconds()));
+      }
       out.append(
           String.format(
               Locale.ROOT,
-              "| %d | %,.0f (%.1f s) | %,.0f (%.1f s) | %.2f× | %.1f / %.1f |%n",
-              i + 1,
-              b,
-              r.baseline().get(i).netSeconds(),
-              f,
-              r.firn().get(i).netSeconds(),
-              f / b,
-              r.baseline().get(i).cpuSeconds() * 1e6 / r.baseline().get(i).events(),
-              r.firn().get(i).cpuSeconds() * 1e6 / r.firn().get(i).events()));
+              " %,.0f (%.1f s) | %.2f× |",
+              f.eventsPerSecond(),
+              f.netSeconds(),
+              f.eventsPerSecond() / b.eventsPerSecond()));
+      if (p != null) {
+        out.append(
+            String.format(Locale.ROOT, " %.2f× |", f.eventsPerSecond() / p.eventsPerSecond()));
+      }
+      out.append(String.format(Locale.ROOT, " %.1f / ", cpuPerEvent(b)));
+      if (p != null) {
+        out.append(String.format(Locale.ROOT, "%.1f / ", cpuPerEvent(p)));
+      }
+      out.append(String.format(Locale.ROOT, "%.1f |%n", cpuPerEvent(f)));
     }
     out.append(
-        String.format(
-            Locale.ROOT,
-            "| **median** | **%,.0f** | **%,.0f** | **%.2f×** | |%n",
-            r.medianBaselinePerSecond(),
-            r.medianFirnPerSecond(),
-            r.ratio()));
+        String.format(Locale.ROOT, "| **median** | **%,.0f** |", r.medianBaselinePerSecond()));
+    if (perTable) {
+      out.append(String.format(Locale.ROOT, " **%,.0f** |", r.medianPerTablePerSecond()));
+    }
+    out.append(
+        String.format(Locale.ROOT, " **%,.0f** | **%.2f×** |", r.medianFirnPerSecond(), r.ratio()));
+    if (perTable) {
+      out.append(
+          String.format(
+              Locale.ROOT, " **%.2f×** |", r.medianFirnPerSecond() / r.medianPerTablePerSecond()));
+    }
+    out.append(" |\n");
     out.append(
         String.format(
             Locale.ROOT,
@@ -498,7 +611,21 @@ public final class IngestThroughput {
             r.medianFirnPerSecond(),
             r.ratio(),
             r.ratio() >= 0.8 ? "met" : "NOT met"));
+    if (perTable) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "%nRESULT ingest per table: plain FlinkSink per table %,.0f events/s, Firn %,.0f"
+                  + " events/s, ratio %.2f",
+              r.medianPerTablePerSecond(),
+              r.medianFirnPerSecond(),
+              r.medianFirnPerSecond() / r.medianPerTablePerSecond()));
+    }
     return out.toString();
+  }
+
+  private static double cpuPerEvent(Run run) {
+    return run.cpuSeconds() * 1e6 / run.events();
   }
 
   private static void log(String format, Object... args) {

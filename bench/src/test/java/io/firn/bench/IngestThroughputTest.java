@@ -6,14 +6,14 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A tiny run of the ingest benchmark: both sides commit one row per key. Never timed. */
+/** A tiny run of the ingest benchmark: every side commits one row per key. Never timed. */
 class IngestThroughputTest {
   @TempDir Path dir;
 
   @Test
-  void bothSidesCommitOneRowPerKey() throws Exception {
+  void everySideCommitsOneRowPerKey() throws Exception {
     IngestThroughput.Options options =
-        new IngestThroughput.Options(2_000, 1_000, 3, 2, 1, 0, 1_000, dir, false);
+        new IngestThroughput.Options(2_000, 1_000, 3, 2, 1, 0, 1_000, dir, false, true);
 
     IngestThroughput.Result result = IngestThroughput.run(options);
 
@@ -21,10 +21,17 @@ class IngestThroughputTest {
         .singleElement()
         .extracting(IngestThroughput.Run::rows)
         .isEqualTo(1_000L);
+    assertThat(result.perTable())
+        .singleElement()
+        .extracting(IngestThroughput.Run::rows)
+        .isEqualTo(1_000L);
     assertThat(result.firn())
         .singleElement()
         .extracting(IngestThroughput.Run::rows)
         .isEqualTo(1_000L);
+    assertThat(IngestThroughput.summary(result))
+        .contains("RESULT ingest: 2,000 events")
+        .contains("RESULT ingest per table:");
   }
 
   @Test

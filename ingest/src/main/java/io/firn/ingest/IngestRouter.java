@@ -52,14 +52,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Schema changes inside a checkpoint: the sink's writer keeps one task writer per table schema,
  * and all of a checkpoint's files are committed in one snapshot, where an equality delete does not
- * apply to rows of the same sequence number. So when a table's schema widens, rows written earlier
- * in the same checkpoint under the old schema would survive next to their newer version. Before the
- * first record in a new schema, this operator therefore sends a key-only {@code DELETE} in the
- * previous schema for every key it wrote to that table since the last checkpoint barrier, which the
- * old schema's writer turns into a position delete of its own row, followed by that key's latest
- * row again in the new schema. A delete for a key that writer did not hold is a harmless equality
- * delete. The operator sees the barriers itself ({@link #snapshotState}), and records reach the
- * writers in order behind the same barriers, so the list is exact.
+ * apply to rows of the same sequence number. So when a table's schema widens, a row written earlier
+ * in the same checkpoint under the old schema would survive next to its newer version. After a
+ * table's schema changed, this operator therefore sends, in front of every later upsert or delete
+ * of that table until the next checkpoint barrier, a key-only {@code DELETE} of the same key in
+ * each older schema it used since the barrier: the old schema's writer turns it into a position
+ * delete of its own row when it holds one, else into a harmless equality delete. The operator sees
+ * the barriers itself ({@link #snapshotState}), and records reach the writers in order behind the
+ * same barriers, so nothing is kept per key: the steady state costs nothing, and only the rest of
+ * the checkpoint in which a schema changed carries the extra deletes (ADR 0004 §2).
  */
 public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicRecord>
     implements CheckpointedFunction, CheckpointListener {
@@ -82,9 +83,10 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
   private transient Map<TableIdentifier, Schema> lastSchemas;
 
   /**
-   * Per upsert table, the last row per key since the last barrier (key: see {@link #keyValues}).
+   * Per upsert table, the distinct schemas this subtask wrote it in since the last barrier, oldest
+   * first; the last is the current one.
    */
-  private transient Map<TableIdentifier, Map<Object, RowData>> rowsSinceBarrier;
+  private transient Map<TableIdentifier, List<Schema>> schemasSinceBarrier;
 
   private transient Map<String, TableRule> rules;
   private transient Set<TableIdentifier> absentAtFirstSight;
@@ -126,7 +128,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
         new IngestMetrics(
             getRuntimeContext().getMetricGroup(), catalog.name(), TABLE_SERIES_LIMIT, clock);
     this.lastSchemas = new HashMap<>();
-    this.rowsSinceBarrier = new HashMap<>();
+    this.schemasSinceBarrier = new HashMap<>();
     this.rules = new HashMap<>();
   }
 
@@ -145,8 +147,9 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
 
   @Override
   public void snapshotState(FunctionSnapshotContext context) {
-    // Keep each table's map (and its capacity): the next checkpoint fills it again.
-    rowsSinceBarrier.values().forEach(Map::clear);
+    // The writers start new files after the barrier: older schemas no longer hold this
+    // checkpoint's rows.
+    schemasSinceBarrier.clear();
     metrics.barrier(context.getCheckpointId());
   }
 
@@ -196,27 +199,25 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
       out.collect(upsert(routed.table(), routed.schema(), routed.row(), routed));
       return;
     }
-    Map<Object, RowData> rows =
-        rowsSinceBarrier.computeIfAbsent(routed.table(), t -> new HashMap<>());
-    if (previous != null && previous != routed.schema()) {
-      for (Map.Entry<Object, RowData> row : rows.entrySet()) {
-        out.collect(
-            upsert(
-                routed.table(), previous, keyOnlyDelete(previous, routed, row.getKey()), routed));
-        out.collect(
-            upsert(
-                routed.table(),
-                routed.schema(),
-                project(row.getValue(), previous, routed.schema()),
-                routed));
+    List<Schema> schemas = schemasSinceBarrier.get(routed.table());
+    if (schemas == null) {
+      schemas = new ArrayList<>(2);
+      schemas.add(routed.schema());
+      schemasSinceBarrier.put(routed.table(), schemas);
+    } else if (schemas.get(schemas.size() - 1) != routed.schema()) {
+      if (schemas.get(schemas.size() - 1).sameSchema(routed.schema())) {
+        schemas.set(schemas.size() - 1, routed.schema());
+      } else {
+        schemas.add(routed.schema());
       }
-      rows.clear();
     }
-    if (routed.delete()) {
-      // Nothing of this key is to be re-sent after a schema change: it is gone.
-      rows.remove(keyValues(routed));
-    } else {
-      rows.put(keyValues(routed), routed.row());
+    if (schemas.size() > 1) {
+      // Before this key's row in the new schema: away with its row in every older one.
+      Object key = keyValues(routed);
+      for (int i = 0; i < schemas.size() - 1; i++) {
+        Schema older = schemas.get(i);
+        out.collect(upsert(routed.table(), older, keyOnlyDelete(older, routed, key), routed));
+      }
     }
     out.collect(upsert(routed.table(), routed.schema(), routed.row(), routed));
   }
@@ -406,21 +407,6 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
       row.setField(position(schema, field), values.get(i++));
     }
     return row;
-  }
-
-  /**
-   * The row of {@code from} in {@code to}'s columns (by name; columns {@code from} lacks are null).
-   */
-  private static RowData project(RowData row, Schema from, Schema to) {
-    GenericRowData source = (GenericRowData) row;
-    GenericRowData target = new GenericRowData(to.columns().size());
-    List<Types.NestedField> columns = to.columns();
-    for (int i = 0; i < columns.size(); i++) {
-      if (from.findField(columns.get(i).name()) != null) {
-        target.setField(i, source.getField(position(from, columns.get(i).name())));
-      }
-    }
-    return target;
   }
 
   private static int position(Schema schema, String column) {
