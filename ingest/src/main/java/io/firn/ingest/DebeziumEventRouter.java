@@ -38,11 +38,14 @@ public final class DebeziumEventRouter implements EventRouter {
   /**
    * @param schemaLoader the table's current schema from the catalog, empty when the table does not
    *     exist yet
+   * @param resolver makes the table cover each schema inferred for it (creating it when absent)
    */
-  public DebeziumEventRouter(
-      IngestSettings settings, Function<TableIdentifier, Optional<Schema>> schemaLoader) {
+  DebeziumEventRouter(
+      IngestSettings settings,
+      Function<TableIdentifier, Optional<Schema>> schemaLoader,
+      TableRows.SchemaResolver resolver) {
     this.settings = settings;
-    this.rows = new TableRows(settings, schemaLoader);
+    this.rows = new TableRows(settings, schemaLoader, resolver);
   }
 
   @Override

@@ -14,33 +14,21 @@ import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.Collector;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.flink.CatalogLoader;
-import org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink;
-import org.apache.iceberg.flink.sink.dynamic.DynamicRecord;
-import org.apache.iceberg.flink.sink.dynamic.DynamicRecordGenerator;
+import org.apache.iceberg.flink.sink.dynamic.FirnDynamicSink;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 /**
- * The ingest job: events (JSON strings) → {@link IngestRouter} (routing, schema inference, metrics)
- * → Iceberg's {@code DynamicIcebergSink}, which creates and evolves the routed tables and commits
- * on checkpoints. Thin shell: routing lives in {@link JsonEventRouter} and {@link
- * DebeziumEventRouter}.
+ * The ingest job: events (JSON strings) → {@link IngestRouter} (routing, schema inference, table
+ * creation and evolution, metrics) → the writers and committer of Iceberg's dynamic sink ({@link
+ * FirnDynamicSink}), which commit on checkpoints. Thin shell: routing lives in {@link
+ * JsonEventRouter} and {@link DebeziumEventRouter}.
  */
 public final class IngestJob {
   private IngestJob() {}
-
-  /** The sink's generator: the router already made the records. */
-  static final class PassThrough implements DynamicRecordGenerator<DynamicRecord> {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public void generate(DynamicRecord record, Collector<DynamicRecord> out) {
-      out.collect(record);
-    }
-  }
 
   /** Attaches the routing upsert sink (and the dead-letter table) to {@code events}. */
   public static DataStreamSink<?> addSink(
@@ -48,27 +36,20 @@ public final class IngestJob {
       CatalogLoader catalogLoader,
       IngestSettings settings,
       Map<String, String> tableProperties) {
-    DataStream<DynamicRecord> routed =
+    SingleOutputStreamOperator<FirnDynamicSink.Record> routed =
         events
-            .process(new IngestRouter(settings, catalogLoader))
-            .returns(new DynamicRecordTypeInfo())
-            // Same parallelism as the input: chained to it and to the sink's processor, so that
-            // records reach the writers in the order the router emitted them.
+            .process(
+                new IngestRouter(
+                    settings, catalogLoader, new VersionTwoTableCreator(tableProperties, settings)))
+            .returns(FirnDynamicSink.recordType(catalogLoader))
+            // Same parallelism as the input, chained to it.
             .setParallelism(events.getParallelism())
             .name("firn-route")
             .uid("firn-route");
-    return DynamicIcebergSink.forInput(routed)
-        .generator(new PassThrough())
-        .catalogLoader(catalogLoader)
-        .tableCreator(new VersionTwoTableCreator(tableProperties, settings))
-        .writeParallelism(settings.writeParallelism())
-        // With the default (false) a record that needs a table creation or schema change takes a
-        // side path through the table-update operator, while later records of the same key take
-        // the direct path: they reach the writer out of order and an older value wins the upsert
-        // (seen in IngestJobIT with Iceberg 1.11.0). Updating in the processor keeps key order.
-        .immediateTableUpdate(true)
-        .uidPrefix("firn-ingest")
-        .append();
+    // The sink's writers and committer, without its per-record processor: the router creates and
+    // evolves the tables and makes the writers' records itself (ADR 0014).
+    return FirnDynamicSink.append(
+        routed, catalogLoader, "firn-ingest", settings.writeParallelism());
   }
 
   /**

@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -19,21 +20,23 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
-import org.apache.iceberg.DistributionMode;
 import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdatePartitionSpec;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.flink.CatalogLoader;
-import org.apache.iceberg.flink.sink.dynamic.DynamicRecord;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.RowDataWrapper;
+import org.apache.iceberg.flink.sink.dynamic.FirnDynamicSink;
 import org.apache.iceberg.flink.sink.dynamic.PartitionSpecEvolution;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
@@ -41,14 +44,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The routing operator: turns each raw JSON event into one {@link DynamicRecord} (an upsert or
- * delete in its routed table, or an append to the dead-letter table) for Iceberg's dynamic sink,
- * and counts what it does in {@link IngestMetrics}. It runs as Firn's own operator in front of the
- * sink, not as the sink's {@code DynamicRecordGenerator}: a generator gets no metric group.
+ * The routing operator: turns each raw JSON event into one record for the writers of Iceberg's
+ * dynamic sink (an upsert or delete in its routed table, or an append to the dead-letter table),
+ * and counts what it does in {@link IngestMetrics}. It replaces the sink's own per-record processor
+ * (ADR 0014): it creates the routed tables and evolves their schemas and specs itself, builds every
+ * row in one of the table's own schemas, and picks the writer by key.
  *
- * <p>Iceberg 1.11.0 rules (DESIGN.md §8): every upsert record carries {@code upsertMode=true} and
- * explicit equality fields, and uses {@link DistributionMode#HASH} so that one key always lands on
- * one writer (forward mode does not key by equality fields, #15305).
+ * <p>Upserts follow the Iceberg 1.11.0 rules (DESIGN.md §8): every row of an upsert table carries
+ * upsert mode and the key's equality field ids, and all rows of one key go to one writer (the
+ * writer key is a hash of the table and the key values, the same in every subtask).
  *
  * <p>Schema changes inside a checkpoint: the sink's writer keeps one task writer per table schema,
  * and all of a checkpoint's files are committed in one snapshot, where an equality delete does not
@@ -62,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * same barriers, so nothing is kept per key: the steady state costs nothing, and only the rest of
  * the checkpoint in which a schema changed carries the extra deletes (ADR 0004 §2).
  */
-public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicRecord>
+public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamicSink.Record>
     implements CheckpointedFunction, CheckpointListener {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(IngestRouter.class);
@@ -75,12 +79,12 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
 
   private final IngestSettings settings;
   private final CatalogLoader catalogLoader;
+  private final VersionTwoTableCreator tableCreator;
   private transient Catalog catalog;
   private transient EventRouter router;
   private transient TableIdentifier deadLetterTable;
   private transient Clock clock;
   private transient IngestMetrics metrics;
-  private transient Map<TableIdentifier, Schema> lastSchemas;
 
   /**
    * Per upsert table, the distinct schemas this subtask wrote it in since the last barrier, oldest
@@ -89,47 +93,58 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
   private transient Map<TableIdentifier, List<Schema>> schemasSinceBarrier;
 
   private transient Map<String, TableRule> rules;
-  private transient Set<TableIdentifier> absentAtFirstSight;
   private transient Map<TableIdentifier, PartitionSpec> existingSpecs;
-  private transient Map<Schema, PartitionSpec> specs;
+
+  /** The spec the rule's candidates give each inferred schema. */
+  private transient Map<Schema, PartitionSpec> candidateSpecs;
+
   private transient Map<TableIdentifier, PartitionSpec> lastSpecs;
 
-  public IngestRouter(IngestSettings settings, CatalogLoader catalogLoader) {
+  /** The table's spec to write the rows of each resolved table schema with. */
+  private transient Map<Schema, PartitionSpec> writeSpecs;
+
+  /** How the rows of each table schema this subtask resolved are written. */
+  private transient Map<Schema, WriteShape> shapes;
+
+  private transient WriteShape deadLetterShape;
+  private transient int roundRobin;
+
+  public IngestRouter(
+      IngestSettings settings, CatalogLoader catalogLoader, VersionTwoTableCreator tableCreator) {
     this.settings = settings;
     this.catalogLoader = catalogLoader;
+    this.tableCreator = tableCreator;
   }
 
   @Override
   public void open(OpenContext context) {
     Catalog catalog = catalogLoader.loadCatalog();
     this.catalog = catalog;
-    this.absentAtFirstSight = new HashSet<>();
     this.existingSpecs = new HashMap<>();
-    this.specs = new IdentityHashMap<>();
+    this.candidateSpecs = new IdentityHashMap<>();
     this.lastSpecs = new HashMap<>();
+    this.writeSpecs = new IdentityHashMap<>();
+    this.shapes = new IdentityHashMap<>();
     this.router =
         settings.router(
             table -> {
               Optional<Table> loaded = currentTable(catalog, table);
-              if (loaded.isEmpty()) {
-                absentAtFirstSight.add(table);
-              } else {
-                existingSpecs.put(table, loaded.get().spec());
-              }
+              loaded.ifPresent(t -> existingSpecs.put(table, t.spec()));
               return loaded.map(Table::schema);
-            });
+            },
+            this::resolve);
     this.deadLetterTable =
         TableIdentifier.of(Namespace.of(settings.namespace()), settings.deadLetterTable());
-    // Before any record: the sink's own namespace creation does not survive a race between
-    // subtasks on every catalog (see VersionTwoTableCreator#ensureNamespace).
+    // Before any record: two subtasks creating the namespace at once must not fail the job (see
+    // VersionTwoTableCreator#ensureNamespace).
     VersionTwoTableCreator.ensureNamespace(catalog, deadLetterTable.namespace());
     this.clock = Clock.systemUTC();
     this.metrics =
         new IngestMetrics(
             getRuntimeContext().getMetricGroup(), catalog.name(), TABLE_SERIES_LIMIT, clock);
-    this.lastSchemas = new HashMap<>();
     this.schemasSinceBarrier = new HashMap<>();
     this.rules = new HashMap<>();
+    this.roundRobin = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
   }
 
   private static Optional<Table> currentTable(Catalog catalog, TableIdentifier table) {
@@ -142,7 +157,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
 
   @Override
   public void initializeState(FunctionInitializationContext context) {
-    // No state: after a restore the writers start empty, and so does the list of keys.
+    // No state: after a restore the writers start empty, and so does the list of schemas.
   }
 
   @Override
@@ -159,89 +174,114 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
   }
 
   @Override
-  public void processElement(IngestEvent event, Context context, Collector<DynamicRecord> out) {
+  public void processElement(
+      IngestEvent event, Context context, Collector<FirnDynamicSink.Record> out) {
     for (Routing routing : router.route(event.payload())) {
       if (routing instanceof Routing.Routed routed) {
         write(routed, out);
       } else if (routing instanceof Routing.Rejected rejected) {
         metrics.deadLetter(rejected.reason());
+        WriteShape shape = deadLetterShape();
         out.collect(
-            new DynamicRecord(
-                deadLetterTable,
-                SnapshotRef.MAIN_BRANCH,
-                DeadLetters.SCHEMA,
-                DeadLetters.row(event, rejected, clock.instant()),
-                PartitionSpec.unpartitioned(),
-                DistributionMode.NONE,
-                1));
+            shape.record(
+                shape.byName(DeadLetters.SCHEMA, DeadLetters.row(event, rejected, clock.instant())),
+                nextRoundRobin()));
       }
     }
   }
 
-  private void write(Routing.Routed routed, Collector<DynamicRecord> out) {
+  private void write(Routing.Routed routed, Collector<FirnDynamicSink.Record> out) {
     metrics.record(routed.table());
-    Schema previous = lastSchemas.get(routed.table());
-    if (previous != routed.schema()) {
-      lastSchemas.put(routed.table(), routed.schema());
-    }
-    if (previous == null && absentAtFirstSight.remove(routed.table())) {
-      // The sink creates it with this schema and spec (VersionTwoTableCreator).
-      LOG.info("Creating table {} with schema {}", routed.table(), routed.schema());
-      metrics.tableCreation();
-    } else if (previous == null
-        || (previous != routed.schema() && !previous.sameSchema(routed.schema()))) {
-      if (evolve(routed.table(), routed.schema(), spec(routed.table(), routed.schema()))) {
-        metrics.schemaChange(routed.table());
-      }
-    }
-    if (!upsert(routed)) {
+    WriteShape shape = shape(routed.table(), routed.schema());
+    if (!shape.upsert()) {
       // Appends keep every row: nothing to deduplicate when the schema widens mid-checkpoint.
-      out.collect(upsert(routed.table(), routed.schema(), routed.row(), routed));
+      out.collect(shape.record(routed.row(), shape.appendKey(routed.row(), nextRoundRobin())));
       return;
     }
+    int key = shape.keyHash(routed.row());
     List<Schema> schemas = schemasSinceBarrier.get(routed.table());
     if (schemas == null) {
       schemas = new ArrayList<>(2);
       schemas.add(routed.schema());
       schemasSinceBarrier.put(routed.table(), schemas);
     } else if (schemas.get(schemas.size() - 1) != routed.schema()) {
-      if (schemas.get(schemas.size() - 1).sameSchema(routed.schema())) {
-        schemas.set(schemas.size() - 1, routed.schema());
-      } else {
-        schemas.add(routed.schema());
-      }
+      schemas.add(routed.schema());
     }
-    if (schemas.size() > 1) {
-      // Before this key's row in the new schema: away with its row in every older one.
-      Object key = keyValues(routed);
-      for (int i = 0; i < schemas.size() - 1; i++) {
-        Schema older = schemas.get(i);
-        out.collect(upsert(routed.table(), older, keyOnlyDelete(older, routed, key), routed));
-      }
+    // Before this key's row in the new schema: away with its row in every older one.
+    for (int i = 0; i < schemas.size() - 1; i++) {
+      WriteShape older = shape(routed.table(), schemas.get(i));
+      out.collect(older.record(older.keyOnlyDelete(routed.row(), shape), key));
     }
-    out.collect(upsert(routed.table(), routed.schema(), routed.row(), routed));
+    out.collect(shape.record(routed.row(), key));
   }
 
-  private DynamicRecord upsert(
-      TableIdentifier table, Schema schema, RowData row, Routing.Routed routed) {
-    DynamicRecord record =
-        new DynamicRecord(
-            table,
-            SnapshotRef.MAIN_BRANCH,
-            schema,
-            row,
-            spec(table, schema),
-            DistributionMode.HASH,
-            settings.writeParallelism());
-    if (upsert(routed)) {
-      record.setUpsertMode(true);
-      record.setEqualityFields(routed.keyFields());
-    } else {
-      // Appends have no equality fields: the sink then spreads rows by partition, and accepts
-      // partition columns outside the key.
-      record.setEqualityFields(Set.of());
+  private int nextRoundRobin() {
+    return roundRobin++;
+  }
+
+  private WriteShape shape(TableIdentifier table, Schema schema) {
+    WriteShape shape = shapes.get(schema);
+    if (shape == null) {
+      TableRule rule = rule(table);
+      PartitionSpec spec = writeSpecs.get(schema);
+      if (spec == null) {
+        throw new IllegalStateException(
+            "no partition spec resolved for schema " + schema.schemaId() + " of " + table);
+      }
+      shape = new WriteShape(table, schema, spec, rule.upsert() ? rule.primaryKey() : List.of());
+      shapes.put(schema, shape);
     }
-    return record;
+    return shape;
+  }
+
+  private WriteShape deadLetterShape() {
+    if (deadLetterShape == null) {
+      Schema schema = resolve(deadLetterTable, DeadLetters.SCHEMA);
+      deadLetterShape = new WriteShape(deadLetterTable, schema, writeSpecs.get(schema), List.of());
+    }
+    return deadLetterShape;
+  }
+
+  /**
+   * Creates {@code table}, or brings its schema and spec up to {@code wanted}, and returns the
+   * table's schema to write its rows in (see {@link TableRows.SchemaResolver}).
+   */
+  private Schema resolve(TableIdentifier table, Schema wanted) {
+    Table current = null;
+    PartitionSpec wantedSpec = spec(table, wanted);
+    if (!existingSpecs.containsKey(table) && currentTable(catalog, table).isEmpty()) {
+      try {
+        current = tableCreator.create(catalog, table, wanted, wantedSpec);
+        LOG.info(
+            "Created table {} with schema {} and partition spec {}",
+            table,
+            current.schema().asStruct(),
+            current.spec());
+        metrics.tableCreation();
+      } catch (AlreadyExistsException e) {
+        LOG.info("Table {} was created by another writer meanwhile", table);
+      }
+    }
+    if (current == null) {
+      if (evolve(table, wanted, wantedSpec)) {
+        metrics.schemaChange(table);
+      }
+      current = catalog.loadTable(table);
+    }
+    existingSpecs.putIfAbsent(table, current.spec());
+    Schema schema = current.schema();
+    if (!covers(schema, wanted)) {
+      throw new IllegalStateException(
+          "table "
+              + table
+              + " has schema "
+              + schema.asStruct()
+              + " after evolving it to "
+              + wanted.asStruct());
+    }
+    // This table's rows in this schema are written with the table's current spec.
+    writeSpecs.put(schema, current.spec());
+    return schema;
   }
 
   /**
@@ -359,7 +399,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
     if (candidates.isEmpty()) {
       return existingSpecs.getOrDefault(table, PartitionSpec.unpartitioned());
     }
-    PartitionSpec cached = specs.get(schema);
+    PartitionSpec cached = candidateSpecs.get(schema);
     if (cached != null) {
       return cached;
     }
@@ -368,45 +408,14 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
     PartitionSpec previous = lastSpecs.getOrDefault(table, existingSpecs.get(table));
     PartitionSpec spec =
         PartitionCandidate.spec(PartitionCandidate.ordered(candidates, previous), schema);
-    specs.put(schema, spec);
+    candidateSpecs.put(schema, spec);
     lastSpecs.put(table, spec);
     LOG.info("Partition spec of {} for its schema {}: {}", table, schema.schemaId(), spec);
     return spec;
   }
 
-  private boolean upsert(Routing.Routed routed) {
-    return rule(routed.table()).upsert();
-  }
-
   private TableRule rule(TableIdentifier table) {
     return rules.computeIfAbsent(table.name(), settings::table);
-  }
-
-  /** The key of a routed row: the value itself for one key field, else the list of values. */
-  private static Object keyValues(Routing.Routed routed) {
-    GenericRowData row = (GenericRowData) routed.row();
-    if (routed.keyFields().size() == 1) {
-      return row.getField(position(routed.schema(), routed.keyFields().iterator().next()));
-    }
-    List<Object> key = new ArrayList<>(routed.keyFields().size());
-    for (String field : routed.keyFields()) {
-      key.add(row.getField(position(routed.schema(), field)));
-    }
-    return key;
-  }
-
-  private static RowData keyOnlyDelete(Schema schema, Routing.Routed routed, Object key) {
-    GenericRowData row = new GenericRowData(RowKind.DELETE, schema.columns().size());
-    if (routed.keyFields().size() == 1) {
-      row.setField(position(schema, routed.keyFields().iterator().next()), key);
-      return row;
-    }
-    List<?> values = (List<?>) key;
-    int i = 0;
-    for (String field : routed.keyFields()) {
-      row.setField(position(schema, field), values.get(i++));
-    }
-    return row;
   }
 
   private static int position(Schema schema, String column) {
@@ -417,5 +426,117 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, DynamicReco
       }
     }
     throw new IllegalStateException("key column '" + column + "' is not in schema " + schema);
+  }
+
+  /**
+   * How the rows of one table schema are written: the fixed parts of their sink records, where
+   * their key columns sit, and how their writer is chosen.
+   */
+  private static final class WriteShape {
+    private final String tableName;
+    private final Schema schema;
+    private final PartitionSpec spec;
+    private final boolean upsert;
+    private final Set<Integer> equalityFieldIds;
+    private final int[] keyPositions;
+    private final int tableHash;
+    private final PartitionKey partitionKey;
+    private final RowDataWrapper partitionSource;
+
+    /**
+     * @param key the key columns of an upsert table, in the rule's order; empty for appends
+     */
+    WriteShape(TableIdentifier table, Schema schema, PartitionSpec spec, List<String> key) {
+      this.tableName = table.toString();
+      this.schema = schema;
+      this.spec = spec;
+      this.upsert = !key.isEmpty();
+      this.keyPositions = new int[key.size()];
+      Set<Integer> ids = new HashSet<>();
+      for (int i = 0; i < key.size(); i++) {
+        keyPositions[i] = position(schema, key.get(i));
+        ids.add(schema.columns().get(keyPositions[i]).fieldId());
+      }
+      this.equalityFieldIds = Set.copyOf(ids);
+      this.tableHash = tableName.hashCode();
+      if (!upsert && spec.isPartitioned()) {
+        this.partitionKey = new PartitionKey(spec, schema);
+        this.partitionSource =
+            new RowDataWrapper(FlinkSchemaUtil.convert(schema), schema.asStruct());
+      } else {
+        this.partitionKey = null;
+        this.partitionSource = null;
+      }
+    }
+
+    boolean upsert() {
+      return upsert;
+    }
+
+    FirnDynamicSink.Record record(RowData row, int writerKey) {
+      return new FirnDynamicSink.Record(
+          tableName, schema, row, spec, writerKey, upsert, equalityFieldIds);
+    }
+
+    /**
+     * The writer key of an upsert row: a hash of the table and the key values, the same in every
+     * subtask and in every schema of the table (Flink's data values hash by value).
+     */
+    int keyHash(RowData row) {
+      GenericRowData values = (GenericRowData) row;
+      int hash = tableHash;
+      for (int position : keyPositions) {
+        hash = 31 * hash + Objects.hashCode(values.getField(position));
+      }
+      return hash;
+    }
+
+    /**
+     * The writer key of an appended row: by partition when the table is partitioned (fewer files
+     * per partition), else {@code roundRobin}.
+     */
+    int appendKey(RowData row, int roundRobin) {
+      if (partitionKey == null) {
+        return roundRobin;
+      }
+      partitionKey.partition(partitionSource.wrap(row));
+      return 31 * tableHash + partitionKey.hashCode();
+    }
+
+    /**
+     * A key-only {@code DELETE} in this schema of the key of {@code row}, a row of {@code from}.
+     */
+    RowData keyOnlyDelete(RowData row, WriteShape from) {
+      GenericRowData source = (GenericRowData) row;
+      GenericRowData delete = new GenericRowData(RowKind.DELETE, schema.columns().size());
+      for (int i = 0; i < keyPositions.length; i++) {
+        delete.setField(keyPositions[i], source.getField(from.keyPositions[i]));
+      }
+      return delete;
+    }
+
+    /** {@code row}, a row of {@code inferred}, in this schema's columns (matched by name). */
+    RowData byName(Schema inferred, RowData row) {
+      List<Types.NestedField> columns = schema.columns();
+      if (inferred.columns().size() == columns.size()) {
+        boolean same = true;
+        for (int i = 0; i < columns.size() && same; i++) {
+          same = columns.get(i).name().equals(inferred.columns().get(i).name());
+        }
+        if (same) {
+          return row;
+        }
+      }
+      GenericRowData source = (GenericRowData) row;
+      GenericRowData target = new GenericRowData(columns.size());
+      List<Types.NestedField> from = inferred.columns();
+      for (int i = 0; i < from.size(); i++) {
+        Types.NestedField column = schema.findField(from.get(i).name());
+        if (column != null) {
+          target.setField(position(schema, column.name()), source.getField(i));
+        }
+      }
+      return target;
+    }
   }
 }

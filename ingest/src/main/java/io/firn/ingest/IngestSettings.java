@@ -91,11 +91,22 @@ public record IngestSettings(
     return TableRule.DEFAULT;
   }
 
-  /** The router for {@link #format()}. */
+  /** The router for {@link #format()}, with the schemas as inferred (no catalog behind it). */
   public EventRouter router(Function<TableIdentifier, Optional<Schema>> schemaLoader) {
+    return router(schemaLoader, TableRows.SchemaResolver.AS_INFERRED);
+  }
+
+  /**
+   * The router for {@link #format()}.
+   *
+   * @param schemaLoader a table's current schema, empty when it does not exist
+   * @param resolver makes a table cover each schema inferred for it (creating it when absent)
+   */
+  EventRouter router(
+      Function<TableIdentifier, Optional<Schema>> schemaLoader, TableRows.SchemaResolver resolver) {
     return switch (format) {
-      case JSON -> new JsonEventRouter(this, schemaLoader);
-      case DEBEZIUM -> new DebeziumEventRouter(this, schemaLoader);
+      case JSON -> new JsonEventRouter(this, schemaLoader, resolver);
+      case DEBEZIUM -> new DebeziumEventRouter(this, schemaLoader, resolver);
     };
   }
 }

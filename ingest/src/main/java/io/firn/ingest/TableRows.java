@@ -42,12 +42,30 @@ import org.apache.iceberg.types.Types;
  *
  * <p>Not thread-safe: one instance per Flink subtask. The schema cache only grows; when an image
  * brings an unknown field the table's schema is re-read through {@code schemaLoader} first, so
- * columns another subtask added keep their type.
+ * columns another subtask added keep their type. Every schema this class infers for a table (on
+ * first sight, and whenever an image brings new fields) goes through the {@link SchemaResolver},
+ * which makes the table cover it and returns the table's own schema: rows are built in that.
  */
 final class TableRows {
 
+  /** Makes a table cover a schema inferred for it. */
+  @FunctionalInterface
+  interface SchemaResolver {
+    /** Leaves the schemas as inferred (for tests without a catalog). */
+    SchemaResolver AS_INFERRED = (table, wanted) -> wanted;
+
+    /**
+     * Creates {@code table} or brings its schema up to {@code wanted} (new columns, allowed
+     * widenings) when needed.
+     *
+     * @return the schema to build {@code table}'s rows in: it has every column of {@code wanted}
+     */
+    Schema resolve(TableIdentifier table, Schema wanted);
+  }
+
   private final IngestSettings settings;
   private final Function<TableIdentifier, Optional<Schema>> schemaLoader;
+  private final SchemaResolver resolver;
   private final Map<TableIdentifier, Schema> schemas = new HashMap<>();
   // Per table name, looked up for every event: the rule, the identifier, the key set.
   private final Map<String, TableRule> rules = new HashMap<>();
@@ -55,9 +73,13 @@ final class TableRows {
   private final Map<String, Set<String>> keySets = new HashMap<>();
   private final Set<String> validNames = new HashSet<>();
 
-  TableRows(IngestSettings settings, Function<TableIdentifier, Optional<Schema>> schemaLoader) {
+  TableRows(
+      IngestSettings settings,
+      Function<TableIdentifier, Optional<Schema>> schemaLoader,
+      SchemaResolver resolver) {
     this.settings = settings;
     this.schemaLoader = schemaLoader;
+    this.resolver = resolver;
   }
 
   /**
@@ -119,17 +141,27 @@ final class TableRows {
   Routing upsert(String name, JsonNode image) {
     TableIdentifier table = identifier(name);
     Schema schema = schemas.get(table);
-    if (schema == null) {
-      schema = schemaLoader.apply(table).orElseGet(() -> newTableSchema(name, image));
-    } else if (hasNewFields(schema, image)) {
-      // Another subtask may have added the column already: take the catalog's type for it.
-      Schema cached = schema;
-      schema = schemaLoader.apply(table).map(current -> union(current, cached)).orElse(cached);
-    } else {
+    if (schema != null && !hasNewFields(schema, image)) {
       // The common case: nothing new in this event.
       return toRow(table, schema, image);
     }
-    schema = widen(name, schema, image);
+    Schema wanted;
+    if (schema == null) {
+      wanted =
+          schemaLoader
+              .apply(table)
+              .map(current -> widen(name, current, image))
+              .orElseGet(() -> newTableSchema(name, image));
+    } else {
+      // Another subtask may have added the column already: take the catalog's type for it.
+      Schema cached = schema;
+      wanted =
+          widen(
+              name,
+              schemaLoader.apply(table).map(current -> union(current, cached)).orElse(cached),
+              image);
+    }
+    schema = resolver.resolve(table, wanted);
     schemas.put(table, schema);
     return toRow(table, schema, image);
   }
@@ -156,7 +188,9 @@ final class TableRows {
     TableIdentifier table = identifier(name);
     Schema schema = schemas.get(table);
     if (schema == null) {
-      schema = schemaLoader.apply(table).orElseGet(() -> newTableSchema(name, image));
+      schema =
+          resolver.resolve(
+              table, schemaLoader.apply(table).orElseGet(() -> newTableSchema(name, image)));
       schemas.put(table, schema);
     }
     GenericRowData row = new GenericRowData(RowKind.DELETE, schema.columns().size());

@@ -70,6 +70,19 @@ public final class VersionTwoTableCreator implements TableCreator {
   @Override
   public Table createTable(
       Catalog catalog, TableIdentifier identifier, Schema schema, PartitionSpec spec) {
+    try {
+      return create(catalog, identifier, schema, spec);
+    } catch (AlreadyExistsException e) {
+      return catalog.loadTable(identifier);
+    }
+  }
+
+  /**
+   * Creates the table (and its namespace when missing).
+   *
+   * @throws AlreadyExistsException when it exists, e.g. because another subtask was first
+   */
+  Table create(Catalog catalog, TableIdentifier identifier, Schema schema, PartitionSpec spec) {
     ensureNamespace(catalog, identifier.namespace());
     Map<String, String> tableProperties = new LinkedHashMap<>(properties);
     Long targetFileSize = settings.table(identifier.name()).targetFileSize();
@@ -77,14 +90,10 @@ public final class VersionTwoTableCreator implements TableCreator {
       tableProperties.put(
           TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSize));
     }
-    try {
-      return catalog
-          .buildTable(identifier, schema)
-          .withPartitionSpec(spec)
-          .withProperties(tableProperties)
-          .create();
-    } catch (AlreadyExistsException e) {
-      return catalog.loadTable(identifier);
-    }
+    return catalog
+        .buildTable(identifier, schema)
+        .withPartitionSpec(spec)
+        .withProperties(tableProperties)
+        .create();
   }
 }

@@ -339,7 +339,8 @@ class IngestJobIT {
         .containsEntry("ingest_dead_letters_total{reason=unparseable_json}", 1.0)
         .containsEntry("ingest_dead_letters_total{reason=missing_key}", 1.0)
         .containsEntry("ingest_dead_letters_total{reason=incompatible_type}", 0.0)
-        .containsEntry("ingest_table_creations_total{catalog=firn}", 2.0)
+        // order_events, user_events and the dead-letter table
+        .containsEntry("ingest_table_creations_total{catalog=firn}", 3.0)
         .containsEntry(
             "ingest_schema_changes_total{catalog=firn,namespace=events,table=user_events}", 1.0)
         .doesNotContainKey(

@@ -17,7 +17,9 @@ class JsonEventRouterTest {
   private final Map<TableIdentifier, Schema> catalog = new HashMap<>();
   private final JsonEventRouter router =
       new JsonEventRouter(
-          IngestSettings.defaults("events"), id -> Optional.ofNullable(catalog.get(id)));
+          IngestSettings.defaults("events"),
+          id -> Optional.ofNullable(catalog.get(id)),
+          TableRows.SchemaResolver.AS_INFERRED);
 
   @Test
   void newTableGetsRequiredKeyAndConservativeTypes() {
