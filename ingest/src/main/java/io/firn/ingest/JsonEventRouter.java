@@ -17,7 +17,7 @@ public final class JsonEventRouter implements EventRouter {
 
   private final IngestSettings settings;
   private final TableRows rows;
-  private final ObjectMapper mapper = new ObjectMapper();
+  private final ObjectMapper mapper = OwnerRecyclerPool.mapper();
 
   /**
    * @param schemaLoader the table's current schema from the catalog, empty when the table does not
