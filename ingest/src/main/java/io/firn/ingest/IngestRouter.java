@@ -107,6 +107,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   private transient Map<Schema, WriteShape> shapes;
 
   private transient WriteShape deadLetterShape;
+  private transient WriteShape lastShape;
   private transient int roundRobin;
 
   public IngestRouter(
@@ -125,6 +126,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     this.lastSpecs = new HashMap<>();
     this.writeSpecs = new IdentityHashMap<>();
     this.shapes = new IdentityHashMap<>();
+    this.lastShape = WriteShape.NONE;
     this.router =
         settings.router(
             table -> {
@@ -142,7 +144,8 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     this.metrics =
         new IngestMetrics(
             getRuntimeContext().getMetricGroup(), catalog.name(), TABLE_SERIES_LIMIT, clock);
-    this.schemasSinceBarrier = new HashMap<>();
+    // Identifiers are cached per table name (TableRows): identity is enough, and cheaper.
+    this.schemasSinceBarrier = new IdentityHashMap<>();
     this.rules = new HashMap<>();
     this.roundRobin = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
   }
@@ -219,7 +222,11 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     return roundRobin++;
   }
 
+  @SuppressWarnings("ReferenceEquality") // schemas are resolved once and kept: identity
   private WriteShape shape(TableIdentifier table, Schema schema) {
+    if (schema == lastShape.schema) {
+      return lastShape;
+    }
     WriteShape shape = shapes.get(schema);
     if (shape == null) {
       TableRule rule = rule(table);
@@ -231,6 +238,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
       shape = new WriteShape(table, schema, spec, rule.upsert() ? rule.primaryKey() : List.of());
       shapes.put(schema, shape);
     }
+    lastShape = shape;
     return shape;
   }
 
@@ -433,6 +441,11 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
    * their key columns sit, and how their writer is chosen.
    */
   private static final class WriteShape {
+    /** No shape yet. */
+    static final WriteShape NONE =
+        new WriteShape(
+            TableIdentifier.of("none"), new Schema(), PartitionSpec.unpartitioned(), List.of());
+
     private final String tableName;
     private final Schema schema;
     private final PartitionSpec spec;

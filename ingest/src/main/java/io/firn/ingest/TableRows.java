@@ -141,9 +141,12 @@ final class TableRows {
   Routing upsert(String name, JsonNode image) {
     TableIdentifier table = identifier(name);
     Schema schema = schemas.get(table);
-    if (schema != null && !hasNewFields(schema, image)) {
+    if (schema != null) {
       // The common case: nothing new in this event.
-      return toRow(table, schema, image);
+      Routing known = toKnownRow(table, schema, image);
+      if (known != null) {
+        return known;
+      }
     }
     Schema wanted;
     if (schema == null) {
@@ -289,8 +292,22 @@ final class TableRows {
   }
 
   private Routing toRow(TableIdentifier table, Schema schema, JsonNode image) {
+    Routing routing = toKnownRow(table, schema, image);
+    if (routing == null) {
+      throw new IllegalStateException(
+          "schema " + schema.schemaId() + " of " + table + " lacks a field of " + image);
+    }
+    return routing;
+  }
+
+  /**
+   * The image's row in {@code schema}, or null when the image has a non-null field {@code schema}
+   * lacks (a rejection comes first: a rejected event changes no table).
+   */
+  private Routing toKnownRow(TableIdentifier table, Schema schema, JsonNode image) {
     List<Types.NestedField> columns = schema.columns();
     GenericRowData row = new GenericRowData(columns.size());
+    int present = 0;
     for (int i = 0; i < columns.size(); i++) {
       Types.NestedField column = columns.get(i);
       JsonNode value = image.get(column.name());
@@ -302,11 +319,16 @@ final class TableRows {
         }
         continue;
       }
+      present++;
       Object converted = convert(column.type(), value);
       if (converted == null) {
         return incompatible(table, column, value);
       }
       row.setField(i, converted);
+    }
+    // Fields beyond the columns found: nulls, or new fields.
+    if (image.size() > present && hasNewFields(schema, image)) {
+      return null;
     }
     return new Routing.Routed(table, schema, row, keySet(table.name()), false);
   }
