@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Ingest throughput: Firn's routed upsert sink vs Iceberg's plain FlinkSink, in one JVM run.
 #
-#   bench/run-ingest.sh [--events 1000000] [--keys EVENTS/2] [--tables 3] [--parallelism 2]
-#                       [--rounds 3] [--warmup-events 100000] [--checkpoint-ms 1000] [--dir DIR]
-#                       [--keep false]
+#   bench/run-ingest.sh [--events 3000000] [--keys EVENTS/2] [--tables 3] [--parallelism 2]
+#                       [--rounds 3] [--warmup-events 1000000] [--checkpoint-ms 1000] [--dir DIR]
+#                       [--keep false] [--per-table-baseline true]
 #
-# Both sides upsert the same deterministic JSON events by key on a local Flink MiniCluster, each
-# run into a fresh SQLite JDBC catalog; rounds alternate baseline, Firn and the medians are
-# compared (io.firn.bench.IngestThroughput). A run that commits wrong rows fails the benchmark.
+# All sides upsert the same deterministic JSON events by key on a local Flink MiniCluster, each
+# run into a fresh SQLite JDBC catalog: a plain FlinkSink into one table, plain FlinkSinks into the
+# same tables Firn routes to (when --tables > 1), and Firn; rounds alternate them and the medians
+# are compared (io.firn.bench.IngestThroughput). A run that commits wrong rows fails the benchmark.
 # Set FIRN_BENCH_JAVA_OPTS to change the heap (default -Xmx4g).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -69,8 +69,9 @@ import org.apache.iceberg.types.Types;
  * table.
  *
  * <pre>
- * [--events 1000000] [--keys events/2] [--tables 3] [--parallelism 2] [--rounds 3]
- * [--warmup-events 100000] [--checkpoint-ms 1000] [--dir DIR] [--keep false]
+ * [--events 3000000] [--keys events/2] [--tables 3] [--parallelism 2] [--rounds 3]
+ * [--warmup-events 1000000] [--checkpoint-ms 1000] [--dir DIR] [--keep false]
+ * [--per-table-baseline true]
  * </pre>
  */
 public final class IngestThroughput {
@@ -168,7 +169,7 @@ public final class IngestThroughput {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     }
     BenchArgs a = new BenchArgs(args);
-    long events = a.getLong("events", 1_000_000);
+    long events = a.getLong("events", 3_000_000);
     Options options =
         new Options(
             events,
@@ -176,7 +177,7 @@ public final class IngestThroughput {
             (int) a.getLong("tables", 3),
             (int) a.getLong("parallelism", 2),
             (int) a.getLong("rounds", 3),
-            a.getLong("warmup-events", Math.min(events, 100_000)),
+            a.getLong("warmup-events", Math.min(events, 1_000_000)),
             a.getLong("checkpoint-ms", 1000),
             a.get("dir", null) != null
                 ? Path.of(a.get("dir"))
@@ -598,28 +599,35 @@ public final class IngestThroughput {
               Locale.ROOT, " **%.2f×** |", r.medianFirnPerSecond() / r.medianPerTablePerSecond()));
     }
     out.append(" |\n");
+    // The target compares Firn with plain FlinkSinks writing the same tables: writing N tables
+    // instead of one costs the plain sink as much as it costs Firn (ADR 0014).
+    double sameTables = perTable ? r.medianPerTablePerSecond() : r.medianBaselinePerSecond();
+    double ratio = r.medianFirnPerSecond() / sameTables;
     out.append(
         String.format(
             Locale.ROOT,
-            "RESULT ingest: %,d events, %,d keys, %d tables, parallelism %d: plain FlinkSink %,.0f"
-                + " events/s, Firn %,.0f events/s, ratio %.2f (target >= 0.80: %s)",
+            "RESULT ingest: %,d events, %,d keys, %d tables, parallelism %d: plain FlinkSink into"
+                + " the same tables %,.0f events/s, Firn %,.0f events/s, ratio %.2f (target >="
+                + " 0.80: %s)",
             r.options().events(),
             r.options().keys(),
             r.options().tables(),
             r.options().parallelism(),
-            r.medianBaselinePerSecond(),
+            sameTables,
             r.medianFirnPerSecond(),
-            r.ratio(),
-            r.ratio() >= 0.8 ? "met" : "NOT met"));
+            ratio,
+            ratio >= 0.8 ? "met" : "NOT met"));
     if (perTable) {
       out.append(
           String.format(
               Locale.ROOT,
-              "%nRESULT ingest per table: plain FlinkSink per table %,.0f events/s, Firn %,.0f"
-                  + " events/s, ratio %.2f",
-              r.medianPerTablePerSecond(),
-              r.medianFirnPerSecond(),
-              r.medianFirnPerSecond() / r.medianPerTablePerSecond()));
+              "%nRESULT ingest vs one table: plain FlinkSink into one table %,.0f events/s; Firn"
+                  + " into %d tables %.2f of it, plain FlinkSink into %d tables %.2f of it",
+              r.medianBaselinePerSecond(),
+              r.options().tables(),
+              r.ratio(),
+              r.options().tables(),
+              r.medianPerTablePerSecond() / r.medianBaselinePerSecond()));
     }
     return out.toString();
   }

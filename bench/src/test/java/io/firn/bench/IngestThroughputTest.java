@@ -31,7 +31,8 @@ class IngestThroughputTest {
         .isEqualTo(1_000L);
     assertThat(IngestThroughput.summary(result))
         .contains("RESULT ingest: 2,000 events")
-        .contains("RESULT ingest per table:");
+        .contains("plain FlinkSink into the same tables")
+        .contains("RESULT ingest vs one table:");
   }
 
   @Test
