@@ -14,8 +14,8 @@ import java.util.Map;
  *     only — the job's own offsets live in its checkpoints
  * @param startingOffsets where a job without checkpoint or savepoint starts
  * @param properties further Kafka consumer properties (security, fetch sizes, ...)
- * @param parallelism source readers; 1 keeps all events of a table in one record generator, which
- *     the schema-change handling of ADR 0004 §2 relies on (ADR 0008)
+ * @param parallelism source readers (and routers); more than one keeps every key's order when the
+ *     topic is partitioned by the primary key, as Debezium's topics are (ADR 0008 §2)
  */
 public record KafkaSettings(
     String bootstrapServers,

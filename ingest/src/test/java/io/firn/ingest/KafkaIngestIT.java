@@ -176,9 +176,11 @@ class KafkaIngestIT {
 
   /**
    * Produces events {@code 0..backlog-1} of {@code settings}' stream to a new 2-partition topic,
-   * starts one job on it (restarts disabled), waits until it committed {@code user_events},
-   * produces the rest while it runs, waits until all four tables hold exactly the reference rows
-   * and checks that no task ever restarted. The job is cancelled before returning.
+   * keyed by the primary key, starts one job on it (restarts disabled) with two source subtasks,
+   * one per partition, so that two routers write every table and each widens its schema on its own
+   * (ADR 0008 §2), waits until it committed {@code user_events}, produces the rest while it runs,
+   * waits until all four tables hold exactly the reference rows and checks that no task ever
+   * restarted. The job is cancelled before returning.
    *
    * @return the job's catalog
    */
@@ -192,7 +194,7 @@ class KafkaIngestIT {
     assertThat(expected).containsOnlyKeys(EventStream.TABLES);
     assertThat(settings.newTypeFrom()).isGreaterThan(backlog);
 
-    IngestConfig config = config(topic, settings.format().configName());
+    IngestConfig config = config(topic, settings.format().configName(), 2);
     Catalog catalog = IngestJob.catalogLoader(config.catalog()).loadCatalog();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
@@ -298,6 +300,10 @@ class KafkaIngestIT {
 
   /** The job as {@code IngestJob --config FILE} builds it from {@code topic}, from the start. */
   private IngestConfig config(String topic, String format) {
+    return config(topic, format, 1);
+  }
+
+  private IngestConfig config(String topic, String format, int sourceParallelism) {
     return IngestConfigParser.parse(
         String.join(
             "\n",
@@ -307,6 +313,7 @@ class KafkaIngestIT {
             "  topics: " + topic,
             "  group-id: firn-ingest-it",
             "  starting-offsets: earliest",
+            "  parallelism: " + sourceParallelism,
             "format: " + format,
             "catalog:",
             "  uri: 'jdbc:sqlite:" + dir.resolve("catalog.db") + "'",
