@@ -1,7 +1,9 @@
 package io.firn.ingest;
 
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -13,7 +15,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -134,18 +139,67 @@ public final class IngestConfigParser {
     try {
       root = YAML.readTree(text);
     } catch (JsonProcessingException e) {
+      JsonLocation location = e.getLocation();
       throw new InvalidIngestConfigException(
-          origin + ": not valid YAML: " + e.getOriginalMessage(), e);
+          origin
+              + (location != null && location.getLineNr() > 0
+                  ? ": line " + location.getLineNr()
+                  : "")
+              + ": not valid YAML: "
+              + e.getOriginalMessage(),
+          e);
     }
-    return new Reader(origin).config(root);
+    return new Reader(origin, keyLines(text)).config(root);
   }
 
-  /** One parse: carries the origin for messages. */
+  /**
+   * The line of every key and list item of a (valid) YAML text, by its path in messages ({@code
+   * source.topics}, {@code tables[0].match}).
+   */
+  static Map<String, Integer> keyLines(String text) {
+    Map<String, Integer> lines = new HashMap<>();
+    try (JsonParser parser = YAML.getFactory().createParser(text)) {
+      Deque<String> containers = new ArrayDeque<>();
+      // Per open container: the next item index of a list, -1 for a mapping.
+      Deque<int[]> items = new ArrayDeque<>();
+      String next = "";
+      for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+        int line = parser.currentTokenLocation().getLineNr();
+        if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
+          containers.pop();
+          items.pop();
+          continue;
+        }
+        if (token == JsonToken.FIELD_NAME) {
+          String container = containers.isEmpty() ? "" : containers.peek();
+          next =
+              container.isEmpty() ? parser.currentName() : container + "." + parser.currentName();
+          lines.putIfAbsent(next, line);
+          continue;
+        }
+        if (!items.isEmpty() && items.peek()[0] >= 0) {
+          next = containers.peek() + "[" + items.peek()[0]++ + "]";
+          lines.putIfAbsent(next, line);
+        }
+        if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+          containers.push(next);
+          items.push(new int[] {token == JsonToken.START_ARRAY ? 0 : -1});
+        }
+      }
+    } catch (IOException e) {
+      // Not valid YAML: readTree reports it.
+    }
+    return lines;
+  }
+
+  /** One parse: carries the origin and the lines of the keys for messages. */
   private static final class Reader {
     private final String origin;
+    private final Map<String, Integer> lines;
 
-    Reader(String origin) {
+    Reader(String origin, Map<String, Integer> lines) {
       this.origin = origin;
+      this.lines = lines;
     }
 
     IngestConfig config(JsonNode root) {
@@ -163,7 +217,7 @@ public final class IngestConfigParser {
       if (routing != null && !routing.isNull()) {
         object(routing, "routing", ROUTING_KEYS);
         if (routing.has("field") && routing.has("table")) {
-          throw error("routing: set either field or table, not both");
+          throw error("routing", "routing: set either field or table, not both");
         }
         routingField = text(routing, "routing.field", "event_type");
         fixedTable = text(routing, "routing.table", null);
@@ -223,11 +277,14 @@ public final class IngestConfigParser {
           object(node, "source", KAFKA_KEYS, "a kafka source");
           String servers = text(node, "source.bootstrap-servers", null);
           if (servers == null) {
-            throw error("source.bootstrap-servers: required for a kafka source (host:port)");
+            throw error(
+                "source.bootstrap-servers",
+                "source.bootstrap-servers: required for a kafka source (host:port)");
           }
           List<String> topics = names(node.get("topics"), "source.topics");
           if (topics.isEmpty()) {
-            throw error("source.topics: required for a kafka source (a topic or a list)");
+            throw error(
+                "source.topics", "source.topics: required for a kafka source (a topic or a list)");
           }
           return new IngestConfig.KafkaSource(
               new KafkaSettings(
@@ -329,7 +386,9 @@ public final class IngestConfigParser {
             text(node, "catalog.warehouse", null),
             properties(node.get("properties"), "catalog.properties"));
       } catch (CatalogConnectionException e) {
-        throw new InvalidIngestConfigException(origin + ": catalog: " + e.getMessage(), e);
+        InvalidIngestConfigException error = error("catalog", "catalog: " + e.getMessage());
+        error.initCause(e);
+        throw error;
       }
     }
 
@@ -347,7 +406,8 @@ public final class IngestConfigParser {
         object(rule, key, TABLE_KEYS);
         String match = text(rule, key + ".match", null);
         if (match == null) {
-          throw error(key + ".match: required (a glob on the table name, e.g. order_*)");
+          throw error(
+              key + ".match", key + ".match: required (a glob on the table name, e.g. order_*)");
         }
         List<String> primaryKey = names(rule.get("primary-key"), key + ".primary-key");
         Long targetFileSize = null;
@@ -386,7 +446,7 @@ public final class IngestConfigParser {
                   upsert,
                   names(rule.get("timestamp-fields"), key + ".timestamp-fields")));
         } catch (IllegalArgumentException e) {
-          throw error(key + ": " + e.getMessage());
+          throw error(key, key + ": " + e.getMessage());
         }
       }
       return rules;
@@ -406,6 +466,7 @@ public final class IngestConfigParser {
         String name = names.next();
         if (!allowed.contains(name)) {
           throw error(
+              path.isEmpty() ? name : path + "." + name,
               "unknown key '"
                   + (path.isEmpty() ? name : path + "." + name)
                   + "'"
@@ -528,11 +589,26 @@ public final class IngestConfigParser {
     }
 
     private InvalidIngestConfigException value(String path, String value, String rule) {
-      return error(path + " = '" + value + "': " + rule);
+      return error(path, path + " = '" + value + "': " + rule);
     }
 
-    private InvalidIngestConfigException error(String message) {
+    /**
+     * @param path the key the message is about: the message names the line of the key, or of the
+     *     nearest enclosing key when the key is absent
+     */
+    private InvalidIngestConfigException error(String path, String message) {
+      for (String key = path; !key.isEmpty(); key = parent(key)) {
+        Integer line = lines.get(key);
+        if (line != null) {
+          return new InvalidIngestConfigException(origin + ": line " + line + ": " + message);
+        }
+      }
       return new InvalidIngestConfigException(origin + ": " + message);
+    }
+
+    private static String parent(String path) {
+      int cut = Math.max(path.lastIndexOf('.'), path.lastIndexOf('['));
+      return cut < 0 ? "" : path.substring(0, cut);
     }
   }
 }

@@ -159,108 +159,112 @@ class IngestConfigParserTest {
                 .source())
         .isEqualTo(IngestConfig.GeneratorSource.sample(1_000, 100));
     assertError("source: {type: generator, profile: sample, seed: 3}\n")
-        .hasMessage("f.yaml: source.seed = '3': only for profile: stream");
+        .hasMessage("f.yaml: line 1: source.seed = '3': only for profile: stream");
     assertError("source: {type: generator, profile: sample, events: unbounded}\n")
         .hasMessage(
-            "f.yaml: source.events = 'unbounded': must be a whole number of at least 1"
+            "f.yaml: line 1: source.events = 'unbounded': must be a whole number of at least 1"
                 + " (profile: sample is bounded)");
     assertError("source: {type: generator, profile: sample}\nformat: debezium\n")
         .hasMessage(
-            "f.yaml: source.profile = 'sample': the sample events are plain JSON: needs format:"
+            "f.yaml: line 1: source.profile = 'sample': the sample events are plain JSON: needs format:"
                 + " json (or profile: stream)");
   }
 
   @Test
   void badGeneratorValuesAreErrorsNamingKeyValueAndRule() {
     assertError("source: {type: generator, profile: random}\n")
-        .hasMessage("f.yaml: source.profile = 'random': must be one of stream, sample");
+        .hasMessage("f.yaml: line 1: source.profile = 'random': must be one of stream, sample");
     assertError("source: {type: generator, events: forever}\n")
         .hasMessage(
-            "f.yaml: source.events = 'forever': must be a whole number of at least 1, or"
+            "f.yaml: line 1: source.events = 'forever': must be a whole number of at least 1, or"
                 + " unbounded");
     assertError("source: {type: generator, v2-after: -1}\n")
         .hasMessage(
-            "f.yaml: source.v2-after = '-1': must be a whole number from 0 to"
+            "f.yaml: line 1: source.v2-after = '-1': must be a whole number from 0 to"
                 + " 9223372036854775807");
     assertError("source: {type: generator, new-type-after: soon}\n")
         .hasMessage(
-            "f.yaml: source.new-type-after = 'soon': must be a whole number from 0 to"
+            "f.yaml: line 1: source.new-type-after = 'soon': must be a whole number from 0 to"
                 + " 9223372036854775807");
     assertError("source: {type: generator, bad-every: 1.5}\n")
         .hasMessage(
-            "f.yaml: source.bad-every = '1.5': must be a whole number from 0 to"
+            "f.yaml: line 1: source.bad-every = '1.5': must be a whole number from 0 to"
                 + " 9223372036854775807");
     assertError("source: {type: generator, rate: 0}\n")
-        .hasMessage("f.yaml: source.rate = '0': must be a number greater than 0");
+        .hasMessage("f.yaml: line 1: source.rate = '0': must be a number greater than 0");
   }
 
   @Test
   void unknownKeysAreErrorsNamingTheKey() {
     assertError("sourc: {}\n")
         .hasMessage(
-            "f.yaml: unknown key 'sourc' (allowed: source, format, catalog, namespace, routing,"
+            "f.yaml: line 1: unknown key 'sourc' (allowed: source, format, catalog, namespace, routing,"
                 + " tables, checkpoint-interval, dead-letter-table, write-parallelism)");
     assertError("source: {type: generator, topics: [a]}\n")
         .hasMessage(
-            "f.yaml: unknown key 'source.topics' for a generator source (allowed: type, profile,"
+            "f.yaml: line 1: unknown key 'source.topics' for a generator source (allowed: type, profile,"
                 + " events, rate, v2-after, new-type-after, seed, bad-every)");
     assertError("tables:\n  - match: a\n    primary_key: [id]\n")
         .hasMessage(
-            "f.yaml: unknown key 'tables[0].primary_key' (allowed: match, primary-key,"
+            "f.yaml: line 3: unknown key 'tables[0].primary_key' (allowed: match, primary-key,"
                 + " partition-candidates, target-file-size, upsert, timestamp-fields)");
     assertError("format: json\nformat: debezium\n")
-        .hasMessageStartingWith("f.yaml: not valid YAML: Duplicate field 'format'");
+        .hasMessageStartingWith("f.yaml: line 2: not valid YAML: Duplicate field 'format'");
   }
 
   @Test
   void badValuesAreErrorsNamingKeyValueAndRule() {
     assertError("format: avro\n")
-        .hasMessage("f.yaml: format = 'avro': must be one of json, debezium");
+        .hasMessage("f.yaml: line 1: format = 'avro': must be one of json, debezium");
     assertError("source: {type: pulsar}\n")
-        .hasMessage("f.yaml: source.type = 'pulsar': must be one of generator, kafka");
+        .hasMessage("f.yaml: line 1: source.type = 'pulsar': must be one of generator, kafka");
     assertError("source: {type: kafka, topics: [a]}\n")
-        .hasMessage("f.yaml: source.bootstrap-servers: required for a kafka source (host:port)");
+        .hasMessage(
+            "f.yaml: line 1: source.bootstrap-servers: required for a kafka source (host:port)");
     assertError("source: {type: kafka, bootstrap-servers: 'b:9092'}\n")
-        .hasMessage("f.yaml: source.topics: required for a kafka source (a topic or a list)");
+        .hasMessage(
+            "f.yaml: line 1: source.topics: required for a kafka source (a topic or a list)");
     assertError(
             "source: {type: kafka, bootstrap-servers: 'b:9092', topics: t, starting-offsets: newest}\n")
         .hasMessage(
-            "f.yaml: source.starting-offsets = 'newest': must be one of earliest, latest,"
+            "f.yaml: line 1: source.starting-offsets = 'newest': must be one of earliest, latest,"
                 + " committed");
     assertError("source: {type: generator, events: 0}\n")
         .hasMessage(
-            "f.yaml: source.events = '0': must be a whole number of at least 1, or unbounded");
+            "f.yaml: line 1: source.events = '0': must be a whole number of at least 1, or unbounded");
     assertError("checkpoint-interval: soon\n")
         .hasMessage(
-            "f.yaml: checkpoint-interval = 'soon': must be a duration such as 30s, 15m, 1h, 2d,"
+            "f.yaml: line 1: checkpoint-interval = 'soon': must be a duration such as 30s, 15m, 1h, 2d,"
                 + " PT1H, or 'off'");
     assertError("checkpoint-interval: 1ms\n")
-        .hasMessage("f.yaml: checkpoint-interval = '1ms': must be at least 10ms");
+        .hasMessage("f.yaml: line 1: checkpoint-interval = '1ms': must be at least 10ms");
     assertError("tables:\n  - primary-key: id\n")
-        .hasMessage("f.yaml: tables[0].match: required (a glob on the table name, e.g. order_*)");
+        .hasMessage(
+            "f.yaml: line 2: tables[0].match: required (a glob on the table name, e.g. order_*)");
     assertError("tables:\n  - {match: a, target-file-size: 1KiB}\n")
-        .hasMessage("f.yaml: tables[0].target-file-size = '1KiB': must be at least 1MiB");
+        .hasMessage("f.yaml: line 2: tables[0].target-file-size = '1KiB': must be at least 1MiB");
     assertError("tables:\n  - {match: a, upsert: maybe}\n")
-        .hasMessage("f.yaml: tables[0].upsert = 'maybe': must be true or false");
+        .hasMessage("f.yaml: line 2: tables[0].upsert = 'maybe': must be true or false");
     assertError("format: debezium\ntables:\n  - {match: a, upsert: false}\n")
         .hasMessage(
-            "f.yaml: tables[0].upsert = 'false': debezium change events need upserts (format:"
+            "f.yaml: line 3: tables[0].upsert = 'false': debezium change events need upserts (format:"
                 + " debezium)");
     assertError("routing: {field: kind, table: t}\n")
-        .hasMessage("f.yaml: routing: set either field or table, not both");
+        .hasMessage("f.yaml: line 1: routing: set either field or table, not both");
     assertError("routing: {table: Bad}\n")
         .hasMessage(
-            "f.yaml: routing.table = 'Bad': must be a table name matching [a-z][a-z0-9_]{0,127}"
+            "f.yaml: line 1: routing.table = 'Bad': must be a table name matching [a-z][a-z0-9_]{0,127}"
                 + " other than the dead-letter table");
     assertError("dead-letter-table: dead-letters\n")
         .hasMessage(
-            "f.yaml: dead-letter-table = 'dead-letters': must be a table name matching"
+            "f.yaml: line 1: dead-letter-table = 'dead-letters': must be a table name matching"
                 + " [a-z][a-z0-9_]{0,127}");
     assertError("write-parallelism: 0\n")
-        .hasMessage("f.yaml: write-parallelism = '0': must be a whole number from 1 to 1024");
+        .hasMessage(
+            "f.yaml: line 1: write-parallelism = '0': must be a whole number from 1 to 1024");
     assertError("catalog: {type: hive, uri: 'thrift://x'}\n")
         .hasMessage(
-            "f.yaml: catalog: catalog 'firn': type 'hive' is not one of jdbc, hadoop, rest");
+            "f.yaml: line 1: catalog: catalog 'firn': type 'hive' is not one of jdbc, hadoop, rest");
   }
 
   @Test
@@ -283,16 +287,16 @@ class IngestConfigParserTest {
   void partitionCandidatesMustParseAndUseKeyColumnsInUpsertTables() {
     assertError("tables:\n  - match: a\n    partition-candidates: [\"days(ts)\"]\n")
         .hasMessage(
-            "f.yaml: tables[0].partition-candidates = 'days(ts)': must be a column name,"
+            "f.yaml: line 3: tables[0].partition-candidates = 'days(ts)': must be a column name,"
                 + " bucket(N, column), truncate(W, column) or year|month|day|hour(column) of a"
                 + " timestamp field");
     assertError("tables:\n  - match: a\n    partition-candidates: [\"bucket(0, id)\"]\n")
         .hasMessage(
-            "f.yaml: tables[0].partition-candidates = 'bucket(0, id)': bucket width must be at"
+            "f.yaml: line 3: tables[0].partition-candidates = 'bucket(0, id)': bucket width must be at"
                 + " least 1");
     assertError("tables:\n  - match: orders\n    partition-candidates: region\n")
         .hasMessage(
-            "f.yaml: tables[0]: table rule 'orders': partition candidate region must use a"
+            "f.yaml: line 2: tables[0]: table rule 'orders': partition candidate region must use a"
                 + " primary-key column [id] in an upsert table (an upsert that moved a key to"
                 + " another partition would leave its old row behind); partition by a key"
                 + " column, e.g. bucket(16, id), or set upsert: false");
@@ -309,6 +313,34 @@ class IngestConfigParserTest {
             new PartitionCandidate("identity", 0, "region"),
             new PartitionCandidate("truncate", 4, "Sku"),
             new PartitionCandidate("day", 0, "at"));
+  }
+
+  @Test
+  void errorsNameTheLineOfTheKeyOrOfTheRuleThatLacksIt() {
+    assertError(
+            String.join(
+                "\n",
+                "# a kafka job",
+                "source:",
+                "  type: kafka",
+                "  bootstrap-servers: b:9092",
+                "  topics: t",
+                "  starting-offsets: newest",
+                ""))
+        .hasMessageStartingWith("f.yaml: line 6: source.starting-offsets = 'newest'");
+    assertError(
+            String.join(
+                "\n",
+                "tables:",
+                "  - match: a",
+                "  - match: b",
+                "    upsert: maybe",
+                "  - primary-key: [id]",
+                ""))
+        .hasMessage("f.yaml: line 4: tables[1].upsert = 'maybe': must be true or false");
+    assertError(String.join("\n", "tables:", "  - match: a", "  - primary-key: [id]", ""))
+        .hasMessage(
+            "f.yaml: line 3: tables[1].match: required (a glob on the table name, e.g. order_*)");
   }
 
   private static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable> assertError(
