@@ -74,26 +74,17 @@ class SparkWorkerIT {
       String process = bigProcess(api);
       Process killed = startApplication(server, server.dir.resolve("spark-worker-a.log"));
       Set<String> deadAttempts = new HashSet<>();
+      // The big table's one task, first attempt: its id is the process id plus -t0-a1.
+      String bigAttempt = process + "-t0-a1";
       try {
         await()
             .atMost(3, TimeUnit.MINUTES)
-            .pollInterval(Duration.ofMillis(20))
+            .pollInterval(Duration.ofMillis(50))
             .until(
                 () -> {
-                  if (!killed.isAlive()) {
-                    throw new IllegalStateException(
-                        "the Spark worker application exited with "
-                            + killed.exitValue()
-                            + ": "
-                            + Files.readString(server.dir.resolve("spark-worker-a.log")));
-                  }
-                  for (Map<String, Object> task : tasks(api, process)) {
-                    String attempt = (String) task.get("attemptId");
-                    if ("leased".equals(task.get("status")) && writing(server, attempt)) {
-                      deadAttempts.add(attempt);
-                    }
-                  }
-                  return !deadAttempts.isEmpty();
+                  assertAlive(killed, server.dir.resolve("spark-worker-a.log"));
+                  return Http.list(api + "/workers").stream()
+                      .anyMatch(w -> Integer.valueOf(1).equals(w.get("runningTasks")));
                 });
         assertThat(Http.list(api + "/workers"))
             .as("the application registered as one spark worker with its slots")
@@ -103,19 +94,35 @@ class SparkWorkerIT {
                     assertThat(w)
                         .containsEntry("engine", "spark")
                         .containsEntry("engineVersion", "4.0.4")
-                        .containsEntry("slots", 1)
-                        .containsEntry("runningTasks", 1));
+                        .containsEntry("slots", 1));
+        // Only the file system in this loop, and the kill at once: the attempt must die while its
+        // executor writes, not after it handed the file in (seen when an HTTP round trip came
+        // between seeing the file and the kill on a loaded machine).
+        await()
+            .atMost(3, TimeUnit.MINUTES)
+            .pollInterval(Duration.ofMillis(5))
+            .until(
+                () -> {
+                  assertAlive(killed, server.dir.resolve("spark-worker-a.log"));
+                  if (!writing(server, bigAttempt)) {
+                    return false;
+                  }
+                  killed.destroyForcibly();
+                  return true;
+                });
+        deadAttempts.add(bigAttempt);
       } finally {
         killed.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
       }
       assertThat(tasks(api, process))
           .as("the killed attempt was not handed in")
-          .noneSatisfy(
+          .singleElement()
+          .satisfies(
               t ->
-                  assertThat(
-                          deadAttempts.contains((String) t.get("attemptId"))
-                              && "committed".equals(t.get("status")))
-                      .isTrue());
+                  assertThat(t)
+                      .containsEntry("attemptId", bigAttempt)
+                      .extracting(m -> m.get("status"))
+                      .isNotIn("succeeded", "committed"));
 
       // (2) An application stopped with SIGTERM while it writes the task's next attempt drains:
       // the attempt is handed in and committed before Spark shuts down.
@@ -263,6 +270,16 @@ class SparkWorkerIT {
   }
 
   /** Output files of an attempt carry its id in their names. */
+  private static void assertAlive(Process application, Path log) throws IOException {
+    if (!application.isAlive()) {
+      throw new IllegalStateException(
+          "the Spark worker application exited with "
+              + application.exitValue()
+              + ": "
+              + Files.readString(log));
+    }
+  }
+
   private static boolean writing(ServerProcess server, String attempt) throws IOException {
     Path data = server.dir.resolve("warehouse/db/big/data");
     if (!Files.isDirectory(data)) {
