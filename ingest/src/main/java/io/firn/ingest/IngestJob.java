@@ -8,6 +8,8 @@ import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
@@ -16,7 +18,6 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.sink.dynamic.FirnDynamicSink;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
@@ -130,7 +131,11 @@ public final class IngestJob {
                   "catalog type '" + settings.type() + "' is not one of jdbc, hadoop, rest");
         };
     return new DriverRegisteringCatalogLoader(
-        CatalogLoader.custom(settings.name(), properties, new Configuration(), implementation),
+        CatalogLoader.custom(
+            settings.name(),
+            properties,
+            new org.apache.hadoop.conf.Configuration(),
+            implementation),
         settings.uri());
   }
 
@@ -141,6 +146,13 @@ public final class IngestJob {
    */
   public static DataStreamSink<?> build(StreamExecutionEnvironment env, IngestConfig config) {
     env.enableCheckpointing(config.checkpointInterval().toMillis());
+    // Aligned checkpoints, whatever the cluster's default: the router's handling of a schema
+    // change inside a checkpoint relies on every record it sent before a barrier being written
+    // before the writers' flush for that barrier (ADR 0004 §2). Unaligned barriers overtake
+    // records in flight.
+    Configuration aligned = new Configuration();
+    aligned.set(CheckpointingOptions.ENABLE_UNALIGNED, false);
+    env.configure(aligned);
     DataStream<IngestEvent> events;
     if (config.source() instanceof IngestConfig.KafkaSource kafka) {
       events = kafkaEvents(env, kafka.kafka());

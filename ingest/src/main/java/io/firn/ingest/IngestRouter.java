@@ -74,6 +74,10 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   /** Per-table metric series a subtask creates before counting further tables together. */
   static final int TABLE_SERIES_LIMIT = 500;
 
+  /** The dead-letter table's rule: appends, no key, no partition candidates. */
+  private static final TableRule DEAD_LETTER_RULE =
+      new TableRule("dead_letters", List.of("id"), List.of(), null, false);
+
   /** Attempts to evolve a table's schema or spec against concurrent commits. */
   private static final int EVOLVE_ATTEMPTS = 10;
 
@@ -95,9 +99,6 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   private transient Map<String, TableRule> rules;
   private transient Map<TableIdentifier, PartitionSpec> existingSpecs;
 
-  /** The spec the rule's candidates give each inferred schema. */
-  private transient Map<Schema, PartitionSpec> candidateSpecs;
-
   private transient Map<TableIdentifier, PartitionSpec> lastSpecs;
 
   /** The table's spec to write the rows of each resolved table schema with. */
@@ -107,6 +108,10 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   private transient Map<Schema, WriteShape> shapes;
 
   private transient WriteShape deadLetterShape;
+
+  /** Warnings given once per table and kind. */
+  private transient Set<String> warned;
+
   private transient WriteShape lastShape;
   private transient int roundRobin;
 
@@ -122,11 +127,11 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     Catalog catalog = catalogLoader.loadCatalog();
     this.catalog = catalog;
     this.existingSpecs = new HashMap<>();
-    this.candidateSpecs = new IdentityHashMap<>();
     this.lastSpecs = new HashMap<>();
     this.writeSpecs = new IdentityHashMap<>();
     this.shapes = new IdentityHashMap<>();
     this.lastShape = WriteShape.NONE;
+    this.warned = new HashSet<>();
     this.router =
         settings.router(
             table -> {
@@ -277,6 +282,16 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
       current = catalog.loadTable(table);
     }
     existingSpecs.putIfAbsent(table, current.spec());
+    if (!rule(table).upsert()
+        && !current.schema().identifierFieldIds().isEmpty()
+        && warned.add(table + "/identifier")) {
+      LOG.warn(
+          "Append table {} has identifier fields {}: Iceberg's writer replaces rows with equal"
+              + " values of them within a checkpoint instead of appending both. Drop the identifier"
+              + " fields (ALTER TABLE ... DROP IDENTIFIER FIELDS) or make the table an upsert table",
+          table,
+          current.schema().identifierFieldNames());
+    }
     Schema schema = current.schema();
     if (!covers(schema, wanted)) {
       throw new IllegalStateException(
@@ -309,6 +324,21 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
       boolean specChanged =
           !rule(identifier).partitionCandidates().isEmpty()
               && !PartitionSpecEvolution.checkCompatibility(table.spec(), spec);
+      if (specChanged && rule(identifier).upsert() && table.currentSnapshot() != null) {
+        // An equality delete reaches only rows of its own spec and partition (unless it is
+        // unpartitioned): after a spec change, upserts would leave the rows written under the
+        // old spec behind, a duplicate per key.
+        if (warned.add(identifier + "/spec")) {
+          LOG.warn(
+              "Upsert table {} keeps its partition spec {} instead of {}: equality deletes of the"
+                  + " new spec would not reach rows written under the old one. Rewrite the table"
+                  + " under the new spec first (or partition a new table)",
+              identifier,
+              table.spec(),
+              spec);
+        }
+        specChanged = false;
+      }
       if (!schemaChanged && !specChanged) {
         return false;
       }
@@ -407,22 +437,21 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     if (candidates.isEmpty()) {
       return existingSpecs.getOrDefault(table, PartitionSpec.unpartitioned());
     }
-    PartitionSpec cached = candidateSpecs.get(schema);
-    if (cached != null) {
-      return cached;
-    }
     // Fields the table is already partitioned by keep their place and new ones are appended, so
     // that an evolution only adds fields (Iceberg's sink compares specs field by field).
     PartitionSpec previous = lastSpecs.getOrDefault(table, existingSpecs.get(table));
     PartitionSpec spec =
         PartitionCandidate.spec(PartitionCandidate.ordered(candidates, previous), schema);
-    candidateSpecs.put(schema, spec);
     lastSpecs.put(table, spec);
     LOG.info("Partition spec of {} for its schema {}: {}", table, schema.schemaId(), spec);
     return spec;
   }
 
   private TableRule rule(TableIdentifier table) {
+    if (table.equals(deadLetterTable)) {
+      // Never a routed table's rule (a '*' rule would partition or key it): an unpartitioned log.
+      return DEAD_LETTER_RULE;
+    }
     return rules.computeIfAbsent(table.name(), settings::table);
   }
 

@@ -109,7 +109,10 @@ final class TableRows {
     return null;
   }
 
-  /** The key fields' problem in {@code image}, or null when every key field is usable. */
+  /**
+   * The key fields' problem in {@code image}, or null when every key field is usable (always for
+   * append tables: they have no key).
+   */
   Routing.Rejected checkKey(String table, JsonNode image, String where) {
     for (String key : keys(table)) {
       JsonNode value = image.get(key);
@@ -169,8 +172,14 @@ final class TableRows {
     return toRow(table, schema, image);
   }
 
+  /**
+   * The key columns of {@code table}: the rule's primary key for upsert tables, none for append
+   * tables (an identifier field would make Iceberg's writer replace rows of equal keys within a
+   * checkpoint: appends keep every row).
+   */
   private List<String> keys(String table) {
-    return rule(table).primaryKey();
+    TableRule rule = rule(table);
+    return rule.upsert() ? rule.primaryKey() : List.of();
   }
 
   private TableRule rule(String table) {
@@ -302,7 +311,7 @@ final class TableRows {
 
   /**
    * The image's row in {@code schema}, or null when the image has a non-null field {@code schema}
-   * lacks (a rejection comes first: a rejected event changes no table).
+   * lacks (a rejection comes first: an event whose known columns are wrong adds no column).
    */
   private Routing toKnownRow(TableIdentifier table, Schema schema, JsonNode image) {
     List<Types.NestedField> columns = schema.columns();

@@ -11,13 +11,15 @@ import java.util.regex.Pattern;
  *
  * @param match a glob on the table name (without namespace): {@code *} any characters, {@code ?}
  *     one character
- * @param primaryKey the key fields: the table's identifier fields and the upsert equality fields
+ * @param primaryKey the key fields: the table's identifier fields and the upsert equality fields;
+ *     ignored for append tables, which have no key
  * @param partitionCandidates what to partition by once the table has the column (see {@link
  *     PartitionCandidate}); for upsert tables only key columns, since an upsert that moved a key to
  *     another partition would leave its old row behind (Iceberg's sink refuses it too)
  * @param targetFileSize {@code write.target-file-size-bytes} for new tables; null keeps Iceberg's
  *     default
- * @param upsert whether rows upsert by key (true) or are appended (false; plain JSON only)
+ * @param upsert whether rows upsert by key (true) or are appended (false; plain JSON only): every
+ *     event is a new row, no key field is required and the table gets no identifier fields
  * @param timestampFields fields whose values are timestamps: ISO-8601 strings with an offset or
  *     {@code Z} (or epoch milliseconds) become {@code timestamptz} columns; nothing else is ever
  *     inferred as a timestamp
