@@ -168,6 +168,9 @@ public final class IngestConfigParser {
         if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
           containers.pop();
           items.pop();
+          if (containers.isEmpty()) {
+            break; // the end of the first document: the only one the parser reads
+          }
           continue;
         }
         if (token == JsonToken.FIELD_NAME) {

@@ -338,6 +338,9 @@ class IngestConfigParserTest {
                 "  - primary-key: [id]",
                 ""))
         .hasMessage("f.yaml: line 4: tables[1].upsert = 'maybe': must be true or false");
+    assertThat(IngestConfigParser.keyLines("a: 1\nb: {c: 2}\n---\nd: 3\nc: 4\n"))
+        .as("the first document only")
+        .containsExactlyInAnyOrderEntriesOf(Map.of("a", 1, "b", 2, "b.c", 2));
     assertError(String.join("\n", "tables:", "  - match: a", "  - primary-key: [id]", ""))
         .hasMessage(
             "f.yaml: line 3: tables[1].match: required (a glob on the table name, e.g. order_*)");
