@@ -75,6 +75,12 @@ public record IngestSettings(
         namespace, "event_type", null, List.of(), "dead_letters", 2, EventFormat.JSON);
   }
 
+  /** These settings with {@code newTables} as the per-table rules. */
+  public IngestSettings withTables(List<TableRule> newTables) {
+    return new IngestSettings(
+        namespace, routingField, fixedTable, newTables, deadLetterTable, writeParallelism, format);
+  }
+
   /** These settings with another event format. */
   public IngestSettings withFormat(EventFormat newFormat) {
     return new IngestSettings(

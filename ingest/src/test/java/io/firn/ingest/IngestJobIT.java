@@ -138,28 +138,24 @@ class IngestJobIT {
       }
     }
     IngestSettings settings =
-        new IngestSettings(
-            "events",
-            "event_type",
-            null,
-            List.of(
-                new TableRule(
-                    "order_events",
-                    List.of("id"),
-                    List.of(PartitionCandidate.parse("bucket(4, id)")),
-                    null,
-                    true),
-                new TableRule(
-                    "click_logs",
-                    List.of("id"),
-                    List.of(
-                        PartitionCandidate.parse("region"), PartitionCandidate.parse("day(at)")),
-                    null,
-                    false,
-                    List.of("at"))),
-            "dead_letters",
-            2,
-            EventFormat.JSON);
+        IngestSettings.defaults("events")
+            .withTables(
+                List.of(
+                    new TableRule(
+                        "order_events",
+                        List.of("id"),
+                        List.of(PartitionCandidate.parse("bucket(4, id)")),
+                        null,
+                        true),
+                    new TableRule(
+                        "click_logs",
+                        List.of("id"),
+                        List.of(
+                            PartitionCandidate.parse("region"),
+                            PartitionCandidate.parse("day(at)")),
+                        null,
+                        false,
+                        List.of("at"))));
     CatalogLoader loader = runListed(events, settings);
 
     Catalog catalog = loader.loadCatalog();
@@ -235,14 +231,8 @@ class IngestJobIT {
   }
 
   private static IngestSettings accountsRule(List<PartitionCandidate> candidates) {
-    return new IngestSettings(
-        "events",
-        "event_type",
-        null,
-        List.of(new TableRule("accounts", List.of("id"), candidates, null, true)),
-        "dead_letters",
-        2,
-        EventFormat.JSON);
+    return IngestSettings.defaults("events")
+        .withTables(List.of(new TableRule("accounts", List.of("id"), candidates, null, true)));
   }
 
   /**

@@ -127,16 +127,11 @@ class JsonEventRouterTest {
   @Test
   void declaredTimestampFieldsBecomeTimestamptzColumnsAndOthersStayStrings() {
     IngestSettings settings =
-        new IngestSettings(
-            "events",
-            "event_type",
-            null,
-            List.of(
-                new TableRule(
-                    "clicks", List.of("id"), List.of(), null, true, List.of("at", "seen"))),
-            "dead_letters",
-            1,
-            EventFormat.JSON);
+        IngestSettings.defaults("events")
+            .withTables(
+                List.of(
+                    new TableRule(
+                        "clicks", List.of("id"), List.of(), null, true, List.of("at", "seen"))));
     EventRouter timed = settings.router(id -> Optional.empty());
 
     Routing.Routed routed =

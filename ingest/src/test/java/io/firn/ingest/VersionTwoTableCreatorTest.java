@@ -27,14 +27,9 @@ class VersionTwoTableCreatorTest {
     InMemoryCatalog catalog = new InMemoryCatalog();
     catalog.initialize("test", Map.of());
     IngestSettings settings =
-        new IngestSettings(
-            "events",
-            "event_type",
-            null,
-            List.of(new TableRule("order_*", List.of("id"), List.of(), 64L << 20, true)),
-            "dead_letters",
-            1,
-            EventFormat.JSON);
+        IngestSettings.defaults("events")
+            .withTables(
+                List.of(new TableRule("order_*", List.of("id"), List.of(), 64L << 20, true)));
     VersionTwoTableCreator creator = new VersionTwoTableCreator(Map.of("owner", "firn"), settings);
     Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
 
