@@ -251,7 +251,9 @@ public final class BinPackPlanner implements Planner {
    * Delete files no live data file needs after the partition's tasks: every data file of this
    * partition they apply to is rewritten (new files carry the planning sequence number, which is
    * not below any of these deletes) or converted (its deletes become its new position-delete file),
-   * and they apply to no other partition. Dangling deletes are added as they are.
+   * they apply to no other partition, and the read saw every data file they may apply to (a global
+   * equality delete in a read of some partitions only is never removable). Dangling deletes are
+   * added as they are.
    */
   private static List<DeleteFile> removableDeletes(
       TableFiles files,
@@ -274,8 +276,9 @@ public final class BinPackPlanner implements Planner {
     allCovered.forEach(
         (path, ok) -> {
           Set<PartitionKey> scope = files.deleteScopes().get(path);
-          if (ok && (scope == null || scope.size() <= 1)) {
-            removable.add(byPath.get(path));
+          DeleteFile delete = byPath.get(path);
+          if (ok && (scope == null || scope.size() <= 1) && files.scopeFullyRead(delete)) {
+            removable.add(delete);
           }
         });
     removable.addAll(partition.danglingDeletes());
@@ -315,7 +318,7 @@ public final class BinPackPlanner implements Planner {
         SharedCandidate candidate =
             shared.computeIfAbsent(delete.location(), p -> new SharedCandidate(delete));
         candidate.requires.add(partition.key());
-        candidate.removable &= covered.contains(entry.path());
+        candidate.removable &= covered.contains(entry.path()) && files.scopeFullyRead(delete);
       }
     }
   }

@@ -97,6 +97,7 @@ public final class TableEvaluator {
     long positionFiles = 0;
     long equalityRecords = 0;
     long positionRecords = 0;
+    boolean globalDeletes = false;
     // On the calling thread: Iceberg's shared worker pool made every evaluation wait in 10 ms
     // sleeps (6.5x slower on a 10,000-table round, BENCHMARKS.md); callers parallelize over tables.
     try (CloseableIterable<FileScanTask> tasks =
@@ -124,6 +125,10 @@ public final class TableEvaluator {
             if (deletes > 0 || smallFiles) {
               if (partitioned) {
                 int specId = (int) value(schema, row, "spec_id");
+                if (table.specs().get(specId).isUnpartitioned()
+                    && value(schema, row, "equality_delete_file_count") > 0) {
+                  globalDeletes = true;
+                }
                 StructLike tuple = tuple(table.specs().get(specId), schema, row);
                 String path = table.specs().get(specId).partitionToPath(tuple);
                 flagged.add(path);
@@ -166,9 +171,23 @@ public final class TableEvaluator {
           totals,
           health);
     }
+    String reason =
+        flagged.size() + " of " + rows + " partition(s) have delete files or small data files";
+    if (globalDeletes) {
+      // They hide rows in partitions of other specs too: only a read of every partition shows what
+      // they apply to, and only such a read may remove them.
+      return new Evaluation(
+          true,
+          reason
+              + "; equality deletes of an unpartitioned spec apply to every partition, all are read",
+          null,
+          Map.of(),
+          totals,
+          health);
+    }
     return new Evaluation(
         true,
-        flagged.size() + " of " + rows + " partition(s) have delete files or small data files",
+        reason,
         partitioned ? flagged : null,
         partitioned ? tuples : Map.of(),
         totals,

@@ -22,6 +22,10 @@ import org.apache.iceberg.DeleteFile;
  *     lives in other specs
  * @param complete whether every partition of the table was read; deletes spanning partitions are
  *     only removed from complete reads
+ * @param partlyReadDeletes locations of attached delete files that may also apply to data files of
+ *     partitions this read skipped (equality deletes of an unpartitioned spec, which Iceberg
+ *     applies to every partition of every spec, in a read that is not complete): what they hide
+ *     outside the read is unknown, so no plan from this read may remove them
  */
 public record TableFiles(
     String table,
@@ -30,7 +34,17 @@ public record TableFiles(
     SortedMap<PartitionKey, PartitionFiles> partitions,
     Map<String, Set<PartitionKey>> deleteScopes,
     List<DeleteFile> globalDanglingDeletes,
-    boolean complete) {
+    boolean complete,
+    Set<String> partlyReadDeletes) {
+
+  public TableFiles {
+    partlyReadDeletes = Set.copyOf(partlyReadDeletes);
+  }
+
+  /** Whether a plan from this read may remove the delete file: its whole scope was read. */
+  public boolean scopeFullyRead(DeleteFile delete) {
+    return !partlyReadDeletes.contains(delete.location());
+  }
 
   public Collection<PartitionFiles> partitionFiles() {
     return partitions.values();

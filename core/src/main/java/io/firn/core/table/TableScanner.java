@@ -13,6 +13,7 @@ import java.util.function.Predicate;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
@@ -45,7 +46,8 @@ public final class TableScanner {
   public static TableFiles scan(Table table) {
     Snapshot current = table.currentSnapshot();
     if (current == null) {
-      return new TableFiles(table.name(), -1, 0, new TreeMap<>(), Map.of(), List.of(), true);
+      return new TableFiles(
+          table.name(), -1, 0, new TreeMap<>(), Map.of(), List.of(), true, Set.of());
     }
     return scan(table, current.snapshotId(), key -> true);
   }
@@ -55,7 +57,8 @@ public final class TableScanner {
    * other partitions are skipped when every partition field is an identity or bucket transform
    * (exact, cheap projections); otherwise reads every manifest and keeps only these partitions.
    * Never reports deletes spanning partitions as removable ({@link TableFiles#complete()} is
-   * false).
+   * false), nor a delete that may apply outside these partitions as dangling or removable ({@link
+   * TableFiles#partlyReadDeletes()}).
    */
   public static TableFiles scan(
       Table table, long snapshotId, Map<PartitionKey, StructLike> partitions) {
@@ -124,6 +127,7 @@ public final class TableScanner {
     Map<Integer, PartitionSpec> specs = table.specs();
     TreeMap<PartitionKey, PartitionFiles> byPartition = new TreeMap<>();
     Map<String, Set<PartitionKey>> deleteScopes = new HashMap<>();
+    Set<String> globalAttached = new HashSet<>();
     // One StructLike copy per distinct partition, shared by its files.
     Map<Integer, Map<StructLikeWrapper, PartitionKey>> keys = new HashMap<>();
     boolean complete = mayBeComplete;
@@ -143,6 +147,9 @@ public final class TableScanner {
         partition.add(new DataFileEntry(file, task.deletes()));
         for (DeleteFile delete : task.deletes()) {
           deleteScopes.computeIfAbsent(delete.location(), l -> new HashSet<>(2)).add(key);
+          if (isGlobal(delete, specs)) {
+            globalAttached.add(delete.location());
+          }
         }
         dataFiles++;
       }
@@ -158,6 +165,10 @@ public final class TableScanner {
         for (DeleteFile delete : reader) {
           deleteFiles++;
           if (deleteScopes.containsKey(delete.location())) {
+            continue;
+          }
+          if (!complete && !partitionScoped(delete, specs)) {
+            // It may apply to data files this read skipped; whether it is dangling is unknown.
             continue;
           }
           PartitionSpec spec = specs.get(delete.specId());
@@ -189,7 +200,30 @@ public final class TableScanner {
         byPartition,
         deleteScopes,
         globalDangling,
-        complete);
+        complete,
+        complete ? Set.of() : globalAttached);
+  }
+
+  /**
+   * An equality delete of an unpartitioned spec: Iceberg applies it to data files of every spec and
+   * partition with a lower data sequence number.
+   */
+  static boolean isGlobal(DeleteFile delete, Map<Integer, PartitionSpec> specs) {
+    return delete.content() == FileContent.EQUALITY_DELETES
+        && specs.get(delete.specId()).isUnpartitioned();
+  }
+
+  /**
+   * Whether Iceberg applies the delete only to data files of its own spec and partition, so that
+   * reading that partition shows everything it applies to: equality deletes of a partitioned spec
+   * and position deletes matched by partition. A file-scoped position delete is matched by the path
+   * it references, wherever that file lives, and a global equality delete applies everywhere.
+   */
+  private static boolean partitionScoped(DeleteFile delete, Map<Integer, PartitionSpec> specs) {
+    if (delete.content() == FileContent.EQUALITY_DELETES) {
+      return !isGlobal(delete, specs);
+    }
+    return !DeleteFiles.isFileScoped(delete);
   }
 
   private static PartitionKey keyOf(

@@ -71,7 +71,7 @@ class BinPackPlannerTest {
         });
     TreeMap<PartitionKey, PartitionFiles> partitions = new TreeMap<>();
     partitions.put(key, partition);
-    return new TableFiles("db.t", 1, 10, partitions, scopes, List.of(), true);
+    return new TableFiles("db.t", 1, 10, partitions, scopes, List.of(), true, Set.of());
   }
 
   @Test
