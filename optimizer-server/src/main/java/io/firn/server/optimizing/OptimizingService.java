@@ -1457,7 +1457,8 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     }
     List<TaskRecord> records = new ArrayList<>();
     for (TaskState task : process.tasksOf(key)) {
-      task.status = committed ? TaskStatus.COMMITTED : TaskStatus.FAILED;
+      // An integrity alarm after the commit leaves the output live: the tasks are committed.
+      task.status = outcome.inTable() ? TaskStatus.COMMITTED : TaskStatus.FAILED;
       task.message = outcome.result().label() + ": " + outcome.message();
       if (committed && task.result != null) {
         process.rowsWritten += task.result.rowsWritten();

@@ -9,7 +9,8 @@ import io.firn.core.table.PartitionKey;
  *     partitions
  * @param result what happened
  * @param message for people: what was committed, or why not and what happens next
- * @param snapshotId the snapshot Firn committed, or -1
+ * @param snapshotId the snapshot Firn committed, or -1 when nothing was committed (also set for an
+ *     {@link Result#INTEGRITY_FAILED} found after the commit)
  * @param dataFilesRemoved data files replaced
  * @param dataFilesAdded data files added
  * @param deleteFilesRemoved delete files removed
@@ -43,8 +44,9 @@ public record CommitOutcome(
      */
     UNKNOWN,
     /**
-     * A row-count or history check failed; this is an alert. Before commit, nothing was committed;
-     * after commit, the message says what to inspect.
+     * A row-count or history check failed; this is an alert. Before commit, nothing was committed
+     * (snapshot id -1); after commit, the snapshot id names Firn's live snapshot and the message
+     * says what to inspect.
      */
     INTEGRITY_FAILED;
 
@@ -53,8 +55,17 @@ public record CommitOutcome(
     }
   }
 
+  /** Committed and verified. */
   public boolean committed() {
     return result == Result.COMMITTED;
+  }
+
+  /**
+   * Whether Firn's snapshot is in the table: committed, or committed and then failed a check after
+   * the commit ({@link Result#INTEGRITY_FAILED} with a snapshot id). Its output files are live.
+   */
+  public boolean inTable() {
+    return snapshotId >= 0;
   }
 
   static CommitOutcome notCommitted(PartitionKey partition, Result result, String message) {

@@ -147,9 +147,7 @@ public final class Committer {
       } catch (IntegrityCheckFailedException e) {
         LOG.error(e.getMessage());
         for (Group group : ready) {
-          outcomes.add(
-              CommitOutcome.notCommitted(
-                  group.partition().key(), CommitOutcome.Result.INTEGRITY_FAILED, e.getMessage()));
+          outcomes.add(integrityFailed(group.partition().key(), e));
         }
         return outcomes;
       } catch (RuntimeException e) {
@@ -219,7 +217,9 @@ public final class Committer {
     } catch (ValidationException e) {
       deleteOutputs(table, group.results());
       String message =
-          "conflict with a concurrent commit: "
+          (e instanceof CommitGuard.UnplannedRemovalException
+                  ? "refused: "
+                  : "conflict with a concurrent commit: ")
               + e.getMessage()
               + "; partition left unchanged, it will be planned again from a fresh snapshot";
       LOG.warn("{} partition {}: {}", table.name(), key, message);
@@ -238,13 +238,26 @@ public final class Committer {
       return unknown(table, key, e);
     } catch (IntegrityCheckFailedException e) {
       LOG.error(e.getMessage());
-      return CommitOutcome.notCommitted(key, CommitOutcome.Result.INTEGRITY_FAILED, e.getMessage());
+      return integrityFailed(key, e);
     } catch (RuntimeException e) {
       deleteOutputs(table, group.results());
       String message = "commit failed: " + e + "; partition left unchanged";
       LOG.error("{} partition {}: {}", table.name(), key, message, e);
       return CommitOutcome.notCommitted(key, CommitOutcome.Result.FAILED, message);
     }
+  }
+
+  /** An integrity alarm; when it came after the commit, the outcome names the live snapshot. */
+  private static CommitOutcome integrityFailed(PartitionKey key, IntegrityCheckFailedException e) {
+    return new CommitOutcome(
+        key,
+        CommitOutcome.Result.INTEGRITY_FAILED,
+        e.getMessage(),
+        e.committedSnapshotId(),
+        0,
+        0,
+        0,
+        0);
   }
 
   private static CommitOutcome unknown(Table table, PartitionKey key, RuntimeException e) {
@@ -382,11 +395,13 @@ public final class Committer {
       if (removable.isEmpty()) {
         return null;
       }
-      RowDelta delta = table.newRowDelta().validateFromSnapshot(plan.snapshotId());
+      Transaction transaction = CommitGuard.transaction(table, List.of(), removable);
+      RowDelta delta = transaction.newRowDelta().validateFromSnapshot(plan.snapshotId());
       removable.forEach(delta::removeDeletes);
       summary(plan, plan.type().label(), processId).forEach(delta::set);
       delta.commit();
-      Snapshot ours = table.currentSnapshot();
+      transaction.commitTransaction();
+      Snapshot ours = transaction.table().currentSnapshot();
       checkAncestry(table, plan.snapshotId(), before, ours.snapshotId(), null);
       return new CommitOutcome(
           null,
@@ -397,6 +412,11 @@ public final class Committer {
           0,
           removable.size(),
           0);
+    } catch (CommitGuard.UnplannedRemovalException e) {
+      return CommitOutcome.notCommitted(
+          null,
+          CommitOutcome.Result.CONFLICT,
+          "refused removing shared delete files: " + e.getMessage());
     } catch (ValidationException e) {
       return CommitOutcome.notCommitted(
           null,
@@ -406,8 +426,8 @@ public final class Committer {
       return CommitOutcome.notCommitted(
           null, CommitOutcome.Result.UNKNOWN, "commit state unknown: " + e.getMessage());
     } catch (IntegrityCheckFailedException e) {
-      return CommitOutcome.notCommitted(
-          null, CommitOutcome.Result.INTEGRITY_FAILED, e.getMessage());
+      LOG.error(e.getMessage());
+      return integrityFailed(null, e);
     } catch (RuntimeException e) {
       return CommitOutcome.notCommitted(
           null, CommitOutcome.Result.FAILED, "removing shared delete files failed: " + e);
@@ -438,7 +458,8 @@ public final class Committer {
       List<DeleteFile> addedDeletes,
       List<String> converted,
       Map<String, String> summary) {
-    Transaction transaction = table.newTransaction();
+    List<DeleteFile> allRemoved = new ArrayList<>(removedDeletes);
+    Transaction transaction = CommitGuard.transaction(table, rewritten, allRemoved);
     if (!rewritten.isEmpty()) {
       RewriteFiles rewrite =
           transaction
@@ -519,15 +540,21 @@ public final class Committer {
     long current = table.currentSnapshot().snapshotId();
     boolean oursLive = SnapshotUtil.isAncestorOf(table, current, ours);
     boolean keepsBefore =
-        before == null || SnapshotUtil.isAncestorOf(table, ours, before.snapshotId());
-    boolean keepsPlanning = SnapshotUtil.isAncestorOf(table, ours, planningSnapshot);
+        before == null
+            || SnapshotUtil.isAncestorOf(table, ours, before.snapshotId())
+            || expiredAncestor(table, ours, before.snapshotId());
+    // Snapshot expiry may have removed S since planning; Iceberg validated from it only because
+    // every snapshot after it is still there, so S is the parent of a retained ancestor of ours.
+    boolean keepsPlanning =
+        SnapshotUtil.isAncestorOf(table, ours, planningSnapshot)
+            || expiredAncestor(table, ours, planningSnapshot);
     if (!oursLive || !keepsBefore || !keepsPlanning) {
       throw new IntegrityCheckFailedException(
           String.format(
-              "snapshot history check failed for %s%s after commit of snapshot %d: our snapshot is"
-                  + " %san ancestor of current %d, snapshot %s seen before commit is %san ancestor,"
-                  + " planning snapshot %d is %san ancestor. A concurrent commit may have been"
-                  + " lost; inspect the table history now",
+              "snapshot history check failed for %s%s after commit of snapshot %d (committed, it"
+                  + " is in the table): our snapshot is %san ancestor of current %d, snapshot %s"
+                  + " seen before commit is %san ancestor, planning snapshot %d is %san ancestor."
+                  + " A concurrent commit may have been lost; inspect the table history now",
               table.name(),
               key == null ? "" : " partition " + key,
               ours,
@@ -536,7 +563,24 @@ public final class Committer {
               before == null ? "none" : Long.toString(before.snapshotId()),
               keepsBefore ? "" : "NOT ",
               planningSnapshot,
-              keepsPlanning ? "" : "NOT "));
+              keepsPlanning ? "" : "NOT "),
+          ours);
     }
+  }
+
+  /**
+   * Whether {@code expired} is no longer in the table's metadata but was in the history of {@code
+   * ours}: the oldest retained ancestor of ours has it as its parent.
+   */
+  private static boolean expiredAncestor(Table table, long ours, long expired) {
+    if (table.snapshot(expired) != null) {
+      return false;
+    }
+    for (Snapshot snapshot : SnapshotUtil.ancestorsOf(ours, table::snapshot)) {
+      if (snapshot.parentId() != null && snapshot.parentId() == expired) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -7,7 +7,25 @@ package io.firn.worker.commit;
 public class IntegrityCheckFailedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  private final long committedSnapshotId;
+
+  /** A check before the commit failed: nothing was committed. */
   public IntegrityCheckFailedException(String message) {
+    this(message, -1);
+  }
+
+  /**
+   * A check after the commit failed.
+   *
+   * @param committedSnapshotId the snapshot Firn committed (it is in the table), or -1
+   */
+  public IntegrityCheckFailedException(String message, long committedSnapshotId) {
     super(message);
+    this.committedSnapshotId = committedSnapshotId;
+  }
+
+  /** The snapshot Firn committed before the check failed, or -1 when nothing was committed. */
+  public long committedSnapshotId() {
+    return committedSnapshotId;
   }
 }

@@ -84,6 +84,43 @@ class DeleteScopeTest {
     return writer;
   }
 
+  /**
+   * Issue 13: Iceberg 1.11 drops delete files older than the oldest data file left after a rewrite
+   * but does not count the files the rewrite adds with the planning snapshot's older sequence
+   * number (apache/iceberg#10962). A full rewrite of every data file planned before a delete-only
+   * checkpoint lost that checkpoint's deletes, and the deleted rows came back.
+   */
+  @Test
+  void deletesCommittedAfterPlanningSurviveARewriteOfEveryDataFile() {
+    Table table = unpartitionedTable("late-deletes");
+    // A long-running stream merges delete manifests (at 100 by default), so deletes committed after
+    // planning share a manifest with deletes the plan removes, and Iceberg's drop applies to them.
+    table.updateProperties().set("commit.manifest.min-count-to-merge", "2").commit();
+    UpsertCommits writer = new UpsertCommits(table);
+    writer.upsert(0, 99, "a");
+    writer.upsert(0, 9, "b");
+    LocalOptimizer optimizer = optimizer();
+    OptimizingPlan plan = optimizer.plan(table, OptimizingType.FULL, Instant.now());
+    List<TaskResult> results = optimizer.runTasks(table, plan, "p1");
+    writer.delete(List.of(1L, 2L, 3L, 50L));
+    writer.upsert(60, 61, "c");
+
+    List<CommitOutcome> outcomes = optimizer.commit(table, plan, results, "p1");
+
+    assertSameRows(table, writer);
+    assertThat(outcomes)
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.result()).isEqualTo(CommitOutcome.Result.CONFLICT);
+              assertThat(o.message()).contains("apache/iceberg#10962", "sequence number 3");
+            });
+    // Planned again from a fresh snapshot, the same rewrite goes through.
+    OptimizeReport again = optimizer.optimize(table, OptimizingType.FULL, Instant.now());
+    assertThat(again.outcomes()).isNotEmpty().allMatch(CommitOutcome::committed);
+    assertSameRows(table, writer);
+  }
+
   private Table bucketedTable(String name) {
     return UpsertCommits.createTable(
         warehouse, name, PartitionSpec.builderFor(UpsertCommits.SCHEMA).bucket("id", 4).build());
