@@ -12,15 +12,18 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.deletes.EqualityDeleteWriter;
+import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.iceberg.util.StructLikeMap;
 
 /**
@@ -36,6 +39,8 @@ final class UpsertCommits {
       new Schema(
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.optional(2, "v", Types.StringType.get()));
+
+  private static final String COMMIT_NUMBER = "test.writer-commit";
 
   private final Table table;
   private final Map<Long, String> expected = new LinkedHashMap<>();
@@ -73,7 +78,13 @@ final class UpsertCommits {
     return Map.copyOf(expected);
   }
 
-  private void commit(Map<Long, String> upserts, List<Long> deletes) {
+  /**
+   * Upserts and deletes in one commit (keys distinct); retries a lost metadata swap with the same
+   * files.
+   *
+   * @return the id of the committed snapshot
+   */
+  long commit(Map<Long, String> upserts, List<Long> deletes) {
     table.refresh();
     Schema schema = table.schema();
     PartitionSpec spec = table.spec();
@@ -103,7 +114,8 @@ final class UpsertCommits {
       key.partition(row);
       buffers.computeIfAbsent(key.copy(), p -> new Buffer()).deleteKeys.add(id);
     }
-    RowDelta delta = table.newRowDelta();
+    List<DataFile> dataFiles = new java.util.ArrayList<>();
+    List<DeleteFile> deleteFiles = new java.util.ArrayList<>();
     try {
       for (Map.Entry<StructLike, Buffer> entry : buffers.entrySet()) {
         StructLike partition = spec.isUnpartitioned() ? null : entry.getKey();
@@ -114,8 +126,7 @@ final class UpsertCommits {
           try (writer) {
             buffer.rows.forEach(writer::write);
           }
-          DataFile data = writer.toDataFile();
-          delta.addRows(data);
+          dataFiles.add(writer.toDataFile());
         }
         EqualityDeleteWriter<Record> writer =
             writers.newEqualityDeleteWriter(files.newOutputFile(spec, partition), spec, partition);
@@ -126,15 +137,36 @@ final class UpsertCommits {
             writer.write(row);
           }
         }
-        DeleteFile delete = writer.toDeleteFile();
-        delta.addDeletes(delete);
+        deleteFiles.add(writer.toDeleteFile());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    delta.commit();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        RowDelta delta = table.newRowDelta();
+        dataFiles.forEach(delta::addRows);
+        deleteFiles.forEach(delta::addDeletes);
+        delta.set(COMMIT_NUMBER, Integer.toString(commits));
+        delta.commit();
+        break;
+      } catch (CommitFailedException e) {
+        if (attempt >= 20) {
+          throw e;
+        }
+        table.refresh();
+      }
+    }
     expected.putAll(upserts);
     deletes.forEach(expected::remove);
+    // Iceberg refreshes after committing: the current snapshot may already be someone else's.
+    table.refresh();
+    for (Snapshot snapshot : SnapshotUtil.currentAncestors(table)) {
+      if (Integer.toString(commits).equals(snapshot.summary().get(COMMIT_NUMBER))) {
+        return snapshot.snapshotId();
+      }
+    }
+    throw new IllegalStateException("commit " + commits + " is not in the table's history");
   }
 
   private static final class Buffer {
