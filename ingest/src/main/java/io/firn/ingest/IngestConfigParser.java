@@ -47,7 +47,7 @@ import java.util.Map;
  * format: json                  # json | debezium
  * catalog:                      # default: SQLite file firn-data/catalog.db, warehouse firn-data/warehouse
  *   name: firn
- *   type: jdbc                  # jdbc | hadoop | rest; inferred from uri when absent
+ *   type: jdbc                  # jdbc | hadoop | rest | custom; inferred from uri when absent
  *   uri: jdbc:postgresql://db/iceberg
  *   warehouse: s3://bucket/warehouse
  *   properties: {}

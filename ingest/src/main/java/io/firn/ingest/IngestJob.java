@@ -117,7 +117,7 @@ public final class IngestJob {
         .uid("firn-kafka");
   }
 
-  /** A Flink catalog loader for a Firn catalog (jdbc, hadoop or rest). */
+  /** A Flink catalog loader for a Firn catalog (jdbc, hadoop, rest or a custom class). */
   public static CatalogLoader catalogLoader(CatalogSettings settings) {
     Map<String, String> properties = new HashMap<>(settings.icebergProperties());
     properties.remove("type");
@@ -126,9 +126,12 @@ public final class IngestJob {
           case "jdbc" -> "org.apache.iceberg.jdbc.JdbcCatalog";
           case "hadoop" -> "org.apache.iceberg.hadoop.HadoopCatalog";
           case "rest" -> "org.apache.iceberg.rest.RESTCatalog";
+          case "custom" -> properties.remove(CatalogSettings.CATALOG_IMPL);
           default ->
               throw new IllegalArgumentException(
-                  "catalog type '" + settings.type() + "' is not one of jdbc, hadoop, rest");
+                  "catalog type '"
+                      + settings.type()
+                      + "' is not one of jdbc, hadoop, rest, custom");
         };
     return new DriverRegisteringCatalogLoader(
         CatalogLoader.custom(

@@ -264,7 +264,7 @@ class IngestConfigParserTest {
             "f.yaml: line 1: write-parallelism = '0': must be a whole number from 1 to 1024");
     assertError("catalog: {type: hive, uri: 'thrift://x'}\n")
         .hasMessage(
-            "f.yaml: line 1: catalog: catalog 'firn': type 'hive' is not one of jdbc, hadoop, rest");
+            "f.yaml: line 1: catalog: catalog 'firn': type 'hive' is not one of jdbc, hadoop, rest, custom");
   }
 
   @Test

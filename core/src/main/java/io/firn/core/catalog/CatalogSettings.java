@@ -8,7 +8,8 @@ import java.util.Map;
  * How to reach an Iceberg catalog.
  *
  * @param name the catalog's name (shown in messages and metric labels)
- * @param type {@code jdbc}, {@code hadoop} or {@code rest}; inferred from the URI when null
+ * @param type {@code jdbc}, {@code hadoop}, {@code rest}, or {@code custom} (any Iceberg {@code
+ *     Catalog} class, named by the property {@code catalog-impl}); inferred from the URI when null
  * @param uri the JDBC URL ({@code jdbc:sqlite:/path/catalog.db}, {@code jdbc:postgresql://host/db})
  *     or REST endpoint; null for a Hadoop catalog
  * @param warehouse the warehouse location; required for jdbc and hadoop
@@ -16,6 +17,9 @@ import java.util.Map;
  */
 public record CatalogSettings(
     String name, String type, String uri, String warehouse, Map<String, String> properties) {
+
+  /** The Iceberg catalog property naming a catalog class (type {@code custom}). */
+  public static final String CATALOG_IMPL = "catalog-impl";
 
   public CatalogSettings {
     properties = Map.copyOf(properties);
@@ -37,9 +41,23 @@ public record CatalogSettings(
               warehouse != null,
               "catalog '" + name + "' of type hadoop needs a warehouse (--warehouse)");
       case "rest" -> require(uri != null, "catalog '" + name + "' of type rest needs a uri");
+      case "custom" ->
+          require(
+              properties.get(CATALOG_IMPL) != null,
+              "catalog '"
+                  + name
+                  + "' of type custom needs the property "
+                  + CATALOG_IMPL
+                  + " (the class of an Iceberg Catalog, e.g. --catalog-property "
+                  + CATALOG_IMPL
+                  + "=org.example.MyCatalog)");
       default ->
           throw new CatalogConnectionException(
-              "catalog '" + name + "': type '" + type + "' is not one of jdbc, hadoop, rest");
+              "catalog '"
+                  + name
+                  + "': type '"
+                  + type
+                  + "' is not one of jdbc, hadoop, rest, custom");
     }
   }
 
@@ -69,7 +87,10 @@ public record CatalogSettings(
   /** The properties handed to Iceberg's {@code CatalogUtil.buildIcebergCatalog}. */
   public Map<String, String> icebergProperties() {
     Map<String, String> all = new LinkedHashMap<>();
-    all.put("type", type);
+    if (!"custom".equals(type)) {
+      // Iceberg refuses both a type and a catalog-impl.
+      all.put("type", type);
+    }
     if (uri != null) {
       all.put("uri", uri);
     }

@@ -271,7 +271,8 @@ public final class FirnCli {
         "catalog options:",
         "  --catalog-uri URI          jdbc:sqlite:/path/catalog.db, jdbc:postgresql://host/db, http://rest",
         "  --warehouse LOCATION       warehouse path (jdbc, hadoop)",
-        "  --catalog-type TYPE        jdbc | hadoop | rest (default: from the uri; hadoop without one)",
+        "  --catalog-type TYPE        jdbc | hadoop | rest | custom (custom: --catalog-property"
+            + " catalog-impl=CLASS; default: from the uri, hadoop without one)",
         "  --catalog-property K=V     any Iceberg catalog property (repeatable), e.g. jdbc.user=...",
         "options:",
         "  --type minor|major|full    force a type (default: the policy's triggers decide)",

@@ -1,5 +1,6 @@
 package io.firn.worker.commit;
 
+import io.firn.core.catalog.ForwardingTableOperations;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -18,10 +19,8 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.Transactions;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * Checks what a Firn commit really removes, on the exact metadata the catalog is asked to swap in,
@@ -41,8 +40,7 @@ import org.apache.iceberg.io.LocationProvider;
  * against the base that attempt applied to), what it verified is what gets committed, whatever a
  * concurrent writer did in between.
  */
-final class CommitGuard implements TableOperations {
-  private final TableOperations delegate;
+final class CommitGuard extends ForwardingTableOperations {
   private final String table;
   private final Set<String> dataFilesToRemove;
   private final Set<String> deleteFilesToRemove;
@@ -52,7 +50,7 @@ final class CommitGuard implements TableOperations {
       String table,
       Set<String> dataFilesToRemove,
       Set<String> deleteFilesToRemove) {
-    this.delegate = delegate;
+    super(delegate);
     this.table = table;
     this.dataFilesToRemove = dataFilesToRemove;
     this.deleteFilesToRemove = deleteFilesToRemove;
@@ -83,7 +81,7 @@ final class CommitGuard implements TableOperations {
   @Override
   public void commit(TableMetadata base, TableMetadata metadata) {
     verify(base, metadata);
-    delegate.commit(base, metadata);
+    super.commit(base, metadata);
   }
 
   private void verify(TableMetadata base, TableMetadata metadata) {
@@ -91,8 +89,8 @@ final class CommitGuard implements TableOperations {
     if (added.isEmpty()) {
       return;
     }
-    Table uncommitted = new BaseTable(delegate.temp(metadata), table);
-    long minLiveDataSequence = minLiveDataSequenceNumber(metadata.currentSnapshot(), delegate.io());
+    Table uncommitted = new BaseTable(delegate().temp(metadata), table);
+    long minLiveDataSequence = minLiveDataSequenceNumber(metadata.currentSnapshot(), io());
     List<String> unplannedData = new ArrayList<>();
     List<String> unplannedDeletes = new ArrayList<>();
     for (Snapshot snapshot : added) {
@@ -168,51 +166,6 @@ final class CommitGuard implements TableOperations {
     return file.content() == FileContent.EQUALITY_DELETES
         ? seq <= minLiveDataSequence
         : seq < minLiveDataSequence;
-  }
-
-  @Override
-  public TableMetadata current() {
-    return delegate.current();
-  }
-
-  @Override
-  public TableMetadata refresh() {
-    return delegate.refresh();
-  }
-
-  @Override
-  public FileIO io() {
-    return delegate.io();
-  }
-
-  @Override
-  public EncryptionManager encryption() {
-    return delegate.encryption();
-  }
-
-  @Override
-  public String metadataFileLocation(String fileName) {
-    return delegate.metadataFileLocation(fileName);
-  }
-
-  @Override
-  public LocationProvider locationProvider() {
-    return delegate.locationProvider();
-  }
-
-  @Override
-  public TableOperations temp(TableMetadata uncommittedMetadata) {
-    return delegate.temp(uncommittedMetadata);
-  }
-
-  @Override
-  public long newSnapshotId() {
-    return delegate.newSnapshotId();
-  }
-
-  @Override
-  public boolean requireStrictCleanup() {
-    return delegate.requireStrictCleanup();
   }
 
   /** A commit refused because it would remove files its plan does not; nothing was committed. */
