@@ -1401,7 +1401,24 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
       lock.unlock();
     }
     List<CommitOutcome> outcomes = List.of();
-    if (!ready.isEmpty()) {
+    if (!ready.isEmpty() && process.integrityAlarm) {
+      Committer.deleteOutputs(process.iceberg, results);
+      List<CommitOutcome> refused = new ArrayList<>();
+      for (PartitionPlan partition : ready) {
+        refused.add(
+            new CommitOutcome(
+                partition.key(),
+                CommitOutcome.Result.FAILED,
+                "not committed: an integrity check of this process failed; inspect the table"
+                    + " history before optimizing it again",
+                -1,
+                0,
+                0,
+                0,
+                0));
+      }
+      outcomes = refused;
+    } else if (!ready.isEmpty()) {
       try {
         outcomes =
             new Committer()
@@ -1454,6 +1471,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
       conflicts.increment();
     } else if (outcome.result() == CommitOutcome.Result.INTEGRITY_FAILED) {
       integrityFailures.increment();
+      process.integrityAlarm = true;
     }
     List<TaskRecord> records = new ArrayList<>();
     for (TaskState task : process.tasksOf(key)) {
@@ -1927,6 +1945,10 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     String message = "running";
     boolean commitScheduled;
     boolean finishing;
+
+    /** A check around one of this process's commits failed: nothing more of it is committed. */
+    boolean integrityAlarm;
+
     boolean startedByOverride;
     long rowsWritten;
     long bytesRead;

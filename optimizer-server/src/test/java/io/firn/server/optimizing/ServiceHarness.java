@@ -63,6 +63,21 @@ final class ServiceHarness implements AutoCloseable {
       Instant start,
       java.util.function.Consumer<OptimizingConfiguration> configure,
       Map<String, String> maintenance) {
+    this(dir, policyYaml, start, configure, maintenance, null);
+  }
+
+  /**
+   * @param catalogImpl when not null, the service reaches the same SQLite catalog through this
+   *     custom {@code Catalog} class (type {@code custom}); the test's own {@link #catalog} stays a
+   *     plain JDBC catalog
+   */
+  ServiceHarness(
+      Path dir,
+      String policyYaml,
+      Instant start,
+      java.util.function.Consumer<OptimizingConfiguration> configure,
+      Map<String, String> maintenance,
+      String catalogImpl) {
     this.clock = new MutableClock(start);
     String uri = "jdbc:sqlite:" + dir.resolve("catalog.db");
     String warehouse = dir.resolve("warehouse").toString();
@@ -74,7 +89,16 @@ final class ServiceHarness implements AutoCloseable {
                 new Configuration());
     this.store = StateStore.open("jdbc:h2:mem:" + UUID.randomUUID(), null, null);
     this.catalogs =
-        new ServerCatalogs(List.of(new CatalogSettings("lake", "jdbc", uri, warehouse, Map.of())));
+        new ServerCatalogs(
+            List.of(
+                catalogImpl == null
+                    ? new CatalogSettings("lake", "jdbc", uri, warehouse, Map.of())
+                    : new CatalogSettings(
+                        "lake",
+                        "custom",
+                        uri,
+                        warehouse,
+                        Map.of(CatalogSettings.CATALOG_IMPL, catalogImpl))));
     PolicyFile parsed =
         PolicyParser.parse("test-policy.yaml", policyYaml, WindowCalendar::cronProblem);
     this.policy = new PolicyRegistry.LoadedPolicy(parsed, WindowCalendar.of(parsed), start);

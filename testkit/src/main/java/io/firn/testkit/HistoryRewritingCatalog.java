@@ -1,0 +1,53 @@
+package io.firn.testkit;
+
+import io.firn.core.catalog.ForwardingTableOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+
+/**
+ * A real JDBC catalog in which, right after every commit Firn makes (a snapshot whose summary has
+ * {@code firn.process-id}), a concurrent party moves the table's main branch back to the snapshot
+ * before the writer commit Firn's snapshot follows: Firn's snapshot and the writer's last commit
+ * leave the table's history, as when a catalog loses a commit or someone rolls the table back. Both
+ * are real catalog commits; only their timing is arranged, so that Firn's checks after the commit
+ * must notice. Used as {@code catalog-impl} (a custom catalog) by the tests of those checks.
+ */
+public class HistoryRewritingCatalog extends JdbcCatalog {
+  private static final String FIRN_PROCESS_ID = "firn.process-id";
+
+  @Override
+  protected TableOperations newTableOps(TableIdentifier identifier) {
+    return new RewritingOperations(super.newTableOps(identifier));
+  }
+
+  private static final class RewritingOperations extends ForwardingTableOperations {
+    RewritingOperations(TableOperations delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public void commit(TableMetadata base, TableMetadata metadata) {
+      super.commit(base, metadata);
+      Snapshot committed = metadata.currentSnapshot();
+      if (committed == null
+          || committed.summary() == null
+          || !committed.summary().containsKey(FIRN_PROCESS_ID)
+          || committed.parentId() == null) {
+        return;
+      }
+      TableMetadata now = refresh();
+      Snapshot parent = now.snapshot(committed.parentId());
+      long target =
+          parent != null && parent.parentId() != null && now.snapshot(parent.parentId()) != null
+              ? parent.parentId()
+              : committed.parentId();
+      TableMetadata rolledBack =
+          TableMetadata.buildFrom(now).setBranchSnapshot(target, SnapshotRef.MAIN_BRANCH).build();
+      super.commit(now, rolledBack);
+    }
+  }
+}
