@@ -395,6 +395,7 @@ public final class Committer {
       if (removable.isEmpty()) {
         return null;
       }
+      requirePlanningSnapshot(table, plan);
       Transaction transaction = CommitGuard.transaction(table, List.of(), removable);
       RowDelta delta = transaction.newRowDelta().validateFromSnapshot(plan.snapshotId());
       removable.forEach(delta::removeDeletes);
@@ -458,8 +459,12 @@ public final class Committer {
       List<DeleteFile> addedDeletes,
       List<String> converted,
       Map<String, String> summary) {
-    List<DeleteFile> allRemoved = new ArrayList<>(removedDeletes);
-    Transaction transaction = CommitGuard.transaction(table, rewritten, allRemoved);
+    boolean removeInDelta = rewritten.isEmpty() && !removedDeletes.isEmpty();
+    boolean needsDelta = !addedDeletes.isEmpty() || removeInDelta;
+    if (needsDelta) {
+      requirePlanningSnapshot(table, plan);
+    }
+    Transaction transaction = CommitGuard.transaction(table, rewritten, removedDeletes);
     if (!rewritten.isEmpty()) {
       RewriteFiles rewrite =
           transaction
@@ -473,8 +478,7 @@ public final class Committer {
       summary.forEach(rewrite::set);
       rewrite.commit();
     }
-    boolean removeInDelta = rewritten.isEmpty() && !removedDeletes.isEmpty();
-    if (!addedDeletes.isEmpty() || removeInDelta) {
+    if (needsDelta) {
       RowDelta delta = transaction.newRowDelta().validateFromSnapshot(plan.snapshotId());
       addedDeletes.forEach(delta::addDeletes);
       if (removeInDelta) {
@@ -487,6 +491,22 @@ public final class Committer {
       delta.commit();
     }
     return transaction;
+  }
+
+  /**
+   * Iceberg validates a row delta only from a snapshot the table still has (a rewrite also from an
+   * expired one whose child is retained). When expiry removed the planning snapshot, the group is a
+   * conflict: nothing is committed, and the next plan starts from a snapshot that exists.
+   *
+   * @throws ValidationException when the planning snapshot is gone
+   */
+  private static void requirePlanningSnapshot(Table table, OptimizingPlan plan) {
+    if (table.snapshot(plan.snapshotId()) == null) {
+      throw new ValidationException(
+          "the planning snapshot %s was expired before the commit; Iceberg cannot validate"
+              + " position deletes or delete removals from it",
+          plan.snapshotId());
+    }
   }
 
   private static void backoff(int attempt) {
