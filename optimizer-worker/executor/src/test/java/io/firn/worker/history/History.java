@@ -73,6 +73,14 @@ final class History implements AutoCloseable {
       new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
   private static final int NOTES_KEPT = 12;
 
+  /** Every this many steps the check also reads with {@code IcebergGenerics.read(table)}. */
+  private static final int CANONICAL_EVERY = 10;
+
+  /** {@code -Dfirn.history.trace=true} prints every step as it ends. */
+  private static final boolean TRACE = Boolean.getBoolean("firn.history.trace");
+
+  private static final String IO_IMPL = System.getProperty("firn.history.io-impl", "");
+
   /** A plan in flight. */
   private static final class InFlight {
     final OptimizingPlan plan;
@@ -127,7 +135,12 @@ final class History implements AutoCloseable {
   static History create(Path warehouse, String name, String label, Map<String, String> policy) {
     HadoopCatalog catalog = new HadoopCatalog();
     catalog.setConf(new Configuration());
-    catalog.initialize("history", Map.of("warehouse", warehouse.toUri().toString()));
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put("warehouse", warehouse.toUri().toString());
+    if (!IO_IMPL.isEmpty()) {
+      properties.put("io-impl", IO_IMPL);
+    }
+    catalog.initialize("history", properties);
     TableIdentifier identifier = TableIdentifier.of("db", name);
     catalog.createTable(
         identifier,
@@ -220,7 +233,11 @@ final class History implements AutoCloseable {
     step(
         new Op.Spec(spec),
         StepKind.WRITER,
-        () -> note(writer.spec(spec) ? "spec now " + table.spec() : "spec unchanged"));
+        () ->
+            note(
+                writer.spec(spec)
+                    ? "spec " + table.spec().specId() + " " + table.spec().fields()
+                    : "spec unchanged"));
   }
 
   // ---------------------------------------------------------------- Firn steps
@@ -301,6 +318,7 @@ final class History implements AutoCloseable {
             }
           }
           allow(flight.plan, selected);
+          note("%d of %d partitions selected", selected.size(), flight.remaining.size());
           if (!selected.isEmpty()) {
             List<CommitOutcome> outcomes =
                 new Committer()
@@ -426,16 +444,34 @@ final class History implements AutoCloseable {
     stepNote = new StringBuilder();
     table.refresh();
     Invariants.Files before = kind == StepKind.WRITER ? null : Invariants.Files.of(table);
+    long started = System.nanoTime();
     try {
       action.run();
     } catch (RuntimeException e) {
       throw failure(HistoryFailure.Kind.EXCEPTION, "the step threw " + e, e);
     } finally {
+      note("%d ms", (System.nanoTime() - started) / 1_000_000);
       remember(step, op);
     }
     table.refresh();
-    String mismatch = Invariants.compare(model, table);
+    List<TableReads.LiveRow> live;
+    try {
+      live = TableReads.locate(table);
+    } catch (RuntimeException e) {
+      throw failure(
+          kind == StepKind.WRITER
+              ? HistoryFailure.Kind.WRITER_DIVERGED
+              : HistoryFailure.Kind.ROWS_CHANGED,
+          "the table cannot be read after this step: " + e,
+          e);
+    }
+    writer.cache(table.currentSnapshot(), live);
+    String mismatch = Invariants.compare(model, table, TableReads.rowsByKey(live));
+    if (mismatch == null && (step % CANONICAL_EVERY == 0)) {
+      mismatch = canonicalMismatch();
+    }
     if (mismatch != null) {
+      String canonical = canonicalMismatch();
       throw failure(
           kind == StepKind.WRITER
               ? HistoryFailure.Kind.WRITER_DIVERGED
@@ -446,6 +482,10 @@ final class History implements AutoCloseable {
                       + " the writer could not see).\n"
                   : "Firn or maintenance changed rows.\n")
               + mismatch
+              + (canonical == null
+                  ? "\n(IcebergGenerics.read(table).build() itself agrees with the model: the"
+                      + " test's read is wrong)"
+                  : "")
               + (alarms.isEmpty() ? "" : "\nFirn's alarms in this step: " + alarms),
           null);
     }
@@ -453,6 +493,7 @@ final class History implements AutoCloseable {
       String broken =
           Invariants.files(
               table,
+              live,
               before,
               Invariants.Files.of(table),
               allowedRewrites,
@@ -470,6 +511,23 @@ final class History implements AutoCloseable {
       throw failure(
           HistoryFailure.Kind.INTEGRITY_ALARM,
           "the rows equal the model, yet Firn reported: " + String.join("\n  ", alarms),
+          null);
+    }
+  }
+
+  /** What {@code IcebergGenerics.read(table).build()} sees that the model does not, or null. */
+  private String canonicalMismatch() {
+    return Invariants.compare(model, table, TableReads.rowsByKeyGenerics(table));
+  }
+
+  /** Compares the table with the model through {@code IcebergGenerics.read(table).build()}. */
+  void verifyWithIcebergGenerics() {
+    table.refresh();
+    String mismatch = canonicalMismatch();
+    if (mismatch != null) {
+      throw failure(
+          HistoryFailure.Kind.ROWS_CHANGED,
+          "IcebergGenerics.read(table).build() differs from the model at the end:\n" + mismatch,
           null);
     }
   }
@@ -571,7 +629,11 @@ final class History implements AutoCloseable {
   }
 
   private void remember(int step, Op op) {
-    notes.addLast("step " + step + " " + op.java() + (stepNote.length() > 0 ? "  // " + stepNote : ""));
+    String line = "step " + step + " " + op.java() + (stepNote.length() > 0 ? "  // " + stepNote : "");
+    if (TRACE) {
+      System.out.println(label + ": " + line);
+    }
+    notes.addLast(line);
     while (notes.size() > NOTES_KEPT) {
       notes.removeFirst();
     }

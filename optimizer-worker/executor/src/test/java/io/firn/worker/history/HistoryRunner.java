@@ -27,6 +27,7 @@ final class HistoryRunner {
       for (int i = 0; i < ops; i++) {
         generator.next(history).apply(history);
       }
+      history.verifyWithIcebergGenerics();
     } catch (HistoryFailure e) {
       failure = e;
     } finally {

@@ -43,8 +43,12 @@ final class Invariants {
     }
   }
 
-  /** Null when the table equals the model; otherwise what differs, key by key. */
-  static String compare(ReferenceModel model, Table table) {
+  /**
+   * Null when the table equals the model; otherwise what differs, key by key.
+   *
+   * @param rows the table's live rows by key
+   */
+  static String compare(ReferenceModel model, Table table, Map<Long, List<Record>> rows) {
     Map<String, String> columns = new LinkedHashMap<>();
     for (Types.NestedField field : table.schema().columns()) {
       columns.put(field.name(), Rows.typeName(field.type()));
@@ -52,7 +56,6 @@ final class Invariants {
     if (!columns.equals(model.columns())) {
       return "the table's columns " + columns + " differ from the model's " + model.columns();
     }
-    Map<Long, List<Record>> rows = TableReads.rowsByKey(table);
     Set<Long> keys = new TreeSet<>(rows.keySet());
     keys.addAll(model.rows().keySet());
     List<String> duplicated = new ArrayList<>();
@@ -114,6 +117,7 @@ final class Invariants {
   /**
    * Null when the file-level rules hold between two states of the table around one step.
    *
+   * @param live the live rows after the step
    * @param allowedRewrites data files the step's committed partitions planned to rewrite
    * @param sequenceNumbers the planning snapshots' sequence numbers
    * @param plannedRemovals delete files the plans meant to remove (others are removed implicitly
@@ -122,6 +126,7 @@ final class Invariants {
    */
   static String files(
       Table table,
+      List<TableReads.LiveRow> live,
       Files before,
       Files after,
       Set<String> allowedRewrites,
@@ -182,7 +187,7 @@ final class Invariants {
       }
     }
     if (!removed.isEmpty()) {
-      stillNeeded(table, removed, plannedRemovals, problems);
+      stillNeeded(table, live, removed, plannedRemovals, problems);
     }
     if (problems.isEmpty()) {
       return null;
@@ -194,10 +199,14 @@ final class Invariants {
 
   /** A removed delete file that would still delete a live row changed the rows. */
   private static void stillNeeded(
-      Table table, List<DeleteFile> removed, Set<String> planned, List<String> problems) {
+      Table table,
+      List<TableReads.LiveRow> live,
+      List<DeleteFile> removed,
+      Set<String> planned,
+      List<String> problems) {
     Map<Long, List<TableReads.LiveRow>> byKey = new HashMap<>();
     Map<TableReads.Position, TableReads.LiveRow> byPosition = new HashMap<>();
-    for (TableReads.LiveRow row : TableReads.locate(table)) {
+    for (TableReads.LiveRow row : live) {
       byKey.computeIfAbsent(row.key(), k -> new ArrayList<>()).add(row);
       byPosition.put(new TableReads.Position(row.path(), row.pos()), row);
     }

@@ -1,10 +1,13 @@
 package io.firn.worker.history;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 
 /**
  * Draws a random history from a seed, one concrete {@link Op} at a time, looking at the history's
@@ -23,6 +26,7 @@ final class ScheduleGenerator {
   private static final int SLOTS = 3;
 
   private final SplittableRandom random;
+  private final Deque<Function<History, Op>> pending = new ArrayDeque<>();
   private final boolean writerOnly;
   private final int keySpace;
   private int version;
@@ -57,6 +61,9 @@ final class ScheduleGenerator {
   }
 
   Op next(History h) {
+    if (!pending.isEmpty()) {
+      return pending.removeFirst().apply(h);
+    }
     if (version == 0) {
       version++;
       int initial = keySpace / 2 + random.nextInt(keySpace / 2);
@@ -76,8 +83,62 @@ final class ScheduleGenerator {
     if (snapshots > 30 && random.nextInt(3) == 0) {
       return new Op.Expire(1 + random.nextInt(5));
     }
+    if (random.nextInt(100) < 8) {
+      return burst(h);
+    }
     int r = random.nextInt(100);
     return r < 49 ? writerStep(r, h) : firnStep(r, h);
+  }
+
+  /**
+   * A short scenario of known hazards, queued step by step: a plan that goes stale while the
+   * writer commits (often delete-only checkpoints) before it is committed; or a spec change
+   * followed by checkpoints and optimizing.
+   */
+  private Op burst(History h) {
+    int writes = 1 + random.nextInt(3);
+    if (random.nextBoolean()) {
+      int slot = emptySlot(h);
+      String mode =
+          random.nextBoolean() ? "full" : PLAN_MODES[random.nextInt(PLAN_MODES.length)];
+      boolean deleteOnly = random.nextBoolean();
+      for (int i = 0; i < writes; i++) {
+        pending.addLast(
+            deleteOnly || random.nextBoolean()
+                ? g -> write(1 + random.nextInt(15), 0.0, g)
+                : g -> write(1 + random.nextInt(30), 0.8, g));
+      }
+      boolean remote = random.nextBoolean();
+      if (random.nextBoolean()) {
+        pending.addLast(g -> new Op.Run(slot, remote));
+      }
+      if (random.nextInt(100) < 30) {
+        int retain = 1 + random.nextInt(3);
+        pending.addLast(g -> new Op.Expire(retain));
+      }
+      long mask = random.nextInt(100) < 65 ? History.ALL : random.nextLong();
+      pending.addLast(g -> new Op.Commit(slot, mask, true));
+      return new Op.Plan(slot, mode);
+    }
+    String spec = SPECS[random.nextInt(SPECS.length)];
+    if (random.nextBoolean()) {
+      pending.addLast(g -> new Op.Optimize("full"));
+    }
+    for (int i = 0; i < writes; i++) {
+      pending.addLast(g -> write(1 + random.nextInt(40), 0.8, g));
+    }
+    String mode = random.nextBoolean() ? "auto" : FORCED[random.nextInt(FORCED.length)];
+    pending.addLast(g -> new Op.Optimize(mode));
+    return new Op.Spec(spec);
+  }
+
+  private int emptySlot(History h) {
+    for (int slot = 0; slot < SLOTS; slot++) {
+      if (!h.slots().containsKey(slot)) {
+        return slot;
+      }
+    }
+    return random.nextInt(SLOTS);
   }
 
   private Op writerStep(int r, History h) {
@@ -111,8 +172,8 @@ final class ScheduleGenerator {
   }
 
   private Op firnStep(int r, History h) {
-    if (r < 59) {
-      return new Op.Plan(random.nextInt(SLOTS), PLAN_MODES[random.nextInt(PLAN_MODES.length)]);
+    if (r < 59 || (r < 75 && h.slots().isEmpty())) {
+      return new Op.Plan(emptySlot(h), PLAN_MODES[random.nextInt(PLAN_MODES.length)]);
     } else if (r < 65) {
       return new Op.Run(slot(h, false), random.nextBoolean());
     } else if (r < 75) {
@@ -169,6 +230,8 @@ final class ScheduleGenerator {
       touches.add(new UpsertWriter.Touch(key, upsert));
       touched.add(key);
     }
+    // Only the order of a key's own touches matters; sorting by key prints short ranges.
+    touches.sort(java.util.Comparator.comparingLong(UpsertWriter.Touch::key));
     return new Op.Write(version, Notation.touches(touches));
   }
 }

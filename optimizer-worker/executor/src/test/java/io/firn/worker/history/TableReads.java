@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
@@ -22,14 +23,21 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.data.BaseDeleteLoader;
+import org.apache.iceberg.data.DeleteFilter;
+import org.apache.iceberg.data.DeleteLoader;
+import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PartitionUtil;
 
 /**
  * Reads tables and files with Iceberg's own code only (generic reader, manifest readers, Parquet
@@ -39,7 +47,7 @@ final class TableReads {
   private TableReads() {}
 
   /** id → every live row with that id, read with {@code IcebergGenerics.read(table).build()}. */
-  static Map<Long, List<Record>> rowsByKey(Table table) {
+  static Map<Long, List<Record>> rowsByKeyGenerics(Table table) {
     Map<Long, List<Record>> rows = new TreeMap<>();
     if (table.currentSnapshot() == null) {
       return rows;
@@ -55,6 +63,15 @@ final class TableReads {
     return rows;
   }
 
+  /** id → every live row with that id, from {@link #locate}. */
+  static Map<Long, List<Record>> rowsByKey(List<LiveRow> live) {
+    Map<Long, List<Record>> rows = new TreeMap<>();
+    for (LiveRow row : live) {
+      rows.computeIfAbsent(row.key(), k -> new ArrayList<>(1)).add(row.row());
+    }
+    return rows;
+  }
+
   /**
    * A live row with where it lives: the data file (with its sequence number, spec and partition)
    * and the position in it.
@@ -66,8 +83,14 @@ final class TableReads {
   }
 
   /**
-   * Every live row with its file and position, read with the generic reader and the {@code _file}
-   * and {@code _pos} metadata columns, at the current snapshot.
+   * Every live row with its file and position, at the current snapshot: Iceberg's scan planning
+   * attaches the deletes, Iceberg's {@link DeleteFilter} applies them, Iceberg's generic Parquet
+   * reader reads the rows with the {@code _file} and {@code _pos} metadata columns — what {@code
+   * IcebergGenerics.read(table)} does (its {@code GenericReader}), with one difference: delete
+   * files are loaded on the calling thread. Iceberg's loader hands them to its worker pool and
+   * polls for completion in 10 ms sleeps, twice per data file, which made one read of a table
+   * with a hundred files take seconds. {@link #rowsByKeyGenerics} is the literal reader; the
+   * history also compares with it regularly.
    */
   static List<LiveRow> locate(Table table) {
     List<LiveRow> rows = new ArrayList<>();
@@ -79,30 +102,64 @@ final class TableReads {
     Schema projection =
         TypeUtil.join(
             table.schema(), new Schema(MetadataColumns.FILE_PATH, MetadataColumns.ROW_POSITION));
-    try (CloseableIterable<Record> records =
-        IcebergGenerics.read(table).useSnapshot(snapshot.snapshotId()).project(projection).build()) {
-      for (Record record : records) {
-        String path = record.getField(MetadataColumns.FILE_PATH.name()).toString();
-        DataFile file = files.get(path);
+    try (CloseableIterable<FileScanTask> tasks =
+        table
+            .newScan()
+            .useSnapshot(snapshot.snapshotId())
+            .planWith(MoreExecutors.newDirectExecutorService())
+            .planFiles()) {
+      for (FileScanTask task : tasks) {
+        DataFile file = files.get(task.file().location());
         if (file == null) {
           throw new IllegalStateException(
-              "the reader returned a row of " + path + ", which no data manifest lists as live");
+              "scan planning returned "
+                  + task.file().location()
+                  + ", which no data manifest lists as live");
         }
-        Record row = GenericRecord.create(table.schema());
-        for (Types.NestedField field : table.schema().columns()) {
-          row.setField(field.name(), record.getField(field.name()));
+        try (CloseableIterable<Record> records = open(table, task, projection)) {
+          for (Record record : records) {
+            Record row = GenericRecord.create(table.schema());
+            for (Types.NestedField field : table.schema().columns()) {
+              row.setField(field.name(), record.getField(field.name()));
+            }
+            rows.add(
+                new LiveRow(
+                    (Long) record.getField("id"),
+                    row,
+                    file,
+                    (Long) record.getField(MetadataColumns.ROW_POSITION.name())));
+          }
         }
-        rows.add(
-            new LiveRow(
-                (Long) record.getField("id"),
-                row,
-                file,
-                (Long) record.getField(MetadataColumns.ROW_POSITION.name())));
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     return rows;
+  }
+
+  /** {@code GenericReader.open(FileScanTask)} with deletes loaded on this thread. */
+  private static CloseableIterable<Record> open(Table table, FileScanTask task, Schema projection) {
+    if (task.file().format() != FileFormat.PARQUET) {
+      throw new IllegalStateException("only Parquet is written here: " + task.file().location());
+    }
+    DeleteFilter<Record> deletes =
+        new GenericDeleteFilter(table.io(), task, table.schema(), projection) {
+          @Override
+          protected DeleteLoader newDeleteLoader() {
+            return new BaseDeleteLoader(this::loadInputFile, null);
+          }
+        };
+    Schema required = deletes.requiredSchema();
+    Map<Integer, ?> constants =
+        PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+    CloseableIterable<Record> records =
+        Parquet.read(table.io().newInputFile(task.file()))
+            .project(required)
+            .split(task.start(), task.length())
+            .createReaderFunc(
+                fileSchema -> GenericParquetReaders.buildReader(required, fileSchema, constants))
+            .build();
+    return deletes.filter(records);
   }
 
   /** The live data files of the current snapshot by location, with their sequence numbers. */
@@ -143,20 +200,6 @@ final class TableReads {
       }
     }
     return files;
-  }
-
-  /** The planned scan tasks' data files, to cross-check the manifests (same snapshot). */
-  static Set<String> scannedDataFiles(Table table) {
-    Set<String> paths = new HashSet<>();
-    if (table.currentSnapshot() == null) {
-      return paths;
-    }
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      tasks.forEach(t -> paths.add(t.file().location()));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return paths;
   }
 
   /** The keys of an equality-delete file on {@code id}. */

@@ -21,6 +21,7 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdatePartitionSpec;
@@ -62,6 +63,8 @@ import org.apache.iceberg.io.OutputFileFactory;
 final class UpsertWriter {
   private final Table table;
   private int fileCounter;
+  private long cachedSnapshot = -1;
+  private List<TableReads.LiveRow> cachedRows = List.of();
 
   /** One touch of a key in a checkpoint: an upsert, or a delete (blind when the key is absent). */
   record Touch(long key, boolean upsert) {}
@@ -326,9 +329,23 @@ final class UpsertWriter {
     return new Target(file.specId(), file.partition(), TableReads.partitionOf(table, file));
   }
 
+  /**
+   * Remembers the live rows the history's check just read at this snapshot, so the next commit
+   * need not read them again.
+   */
+  void cache(Snapshot snapshot, List<TableReads.LiveRow> live) {
+    cachedSnapshot = snapshot == null ? -1 : snapshot.snapshotId();
+    cachedRows = live;
+  }
+
   private Map<Long, TableReads.LiveRow> liveByKey() {
+    Snapshot current = table.currentSnapshot();
+    List<TableReads.LiveRow> rows =
+        current != null && current.snapshotId() == cachedSnapshot
+            ? cachedRows
+            : TableReads.locate(table);
     Map<Long, TableReads.LiveRow> live = new HashMap<>();
-    for (TableReads.LiveRow row : TableReads.locate(table)) {
+    for (TableReads.LiveRow row : rows) {
       TableReads.LiveRow before = live.put(row.key(), row);
       if (before != null) {
         throw new IllegalStateException(
