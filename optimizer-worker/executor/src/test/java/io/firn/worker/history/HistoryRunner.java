@@ -109,7 +109,63 @@ final class HistoryRunner {
         chunks = Math.min(current.size(), chunks * 2);
       }
     }
+    // Then fewer touches in each checkpoint, and fewer keys in each Spark delete.
+    for (int i = 0; i < current.size() && System.nanoTime() < deadline; i++) {
+      List<UpsertWriter.Touch> touches = touchesOf(current.get(i));
+      if (touches == null || touches.size() < 2) {
+        continue;
+      }
+      int parts = 2;
+      while (touches.size() >= 2 && System.nanoTime() < deadline) {
+        int size = (touches.size() + parts - 1) / parts;
+        boolean reduced = false;
+        for (int start = 0; start < touches.size() && System.nanoTime() < deadline; start += size) {
+          List<UpsertWriter.Touch> fewer = new ArrayList<>(touches.subList(0, start));
+          fewer.addAll(touches.subList(Math.min(touches.size(), start + size), touches.size()));
+          if (fewer.isEmpty()) {
+            continue;
+          }
+          List<Op> candidate = new ArrayList<>(current);
+          candidate.set(i, withTouches(current.get(i), fewer));
+          HistoryFailure result = replay(warehouse, policy, candidate);
+          if (result != null && result.kind() == kind && result.step() > i) {
+            current = new ArrayList<>(candidate.subList(0, result.step()));
+            touches = fewer;
+            parts = Math.max(parts - 1, 2);
+            reduced = true;
+            break;
+          }
+        }
+        if (!reduced) {
+          if (size <= 1) {
+            break;
+          }
+          parts = Math.min(touches.size(), parts * 2);
+        }
+      }
+    }
     return current;
+  }
+
+  private static List<UpsertWriter.Touch> touchesOf(Op op) {
+    if (op instanceof Op.Write write) {
+      return Notation.touches(write.touches());
+    }
+    if (op instanceof Op.SparkDelete delete) {
+      List<UpsertWriter.Touch> keys = new ArrayList<>();
+      Notation.keys(delete.keys()).forEach(k -> keys.add(new UpsertWriter.Touch(k, false)));
+      return keys;
+    }
+    return null;
+  }
+
+  private static Op withTouches(Op op, List<UpsertWriter.Touch> touches) {
+    if (op instanceof Op.Write write) {
+      return new Op.Write(write.version(), Notation.touches(touches));
+    }
+    List<Long> keys = new ArrayList<>();
+    touches.forEach(t -> keys.add(t.key()));
+    return new Op.SparkDelete(Notation.keys(keys));
   }
 
   static String java(Map<String, String> policy, List<Op> schedule) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -86,9 +87,11 @@ final class TableReads {
    * Every live row with its file and position, at the current snapshot: Iceberg's scan planning
    * attaches the deletes, Iceberg's {@link DeleteFilter} applies them, Iceberg's generic Parquet
    * reader reads the rows with the {@code _file} and {@code _pos} metadata columns — what {@code
-   * IcebergGenerics.read(table)} does (its {@code GenericReader}), with one difference: delete
-   * files are loaded on the calling thread. Iceberg's loader hands them to its worker pool and
-   * polls for completion in 10 ms sleeps, twice per data file, which made one read of a table
+   * IcebergGenerics.read(table)} does (its {@code GenericReader}), with two differences in how,
+   * not what, delete files are loaded: on the calling thread (Iceberg's loader hands them to its
+   * worker pool and polls for completion in 10 ms sleeps, twice per data file), and each once per
+   * read through the loader's own cache hook (as Spark's executor cache does; the generic reader
+   * re-reads every global equality delete for every data file). Both made one read of a table
    * with a hundred files take seconds. {@link #rowsByKeyGenerics} is the literal reader; the
    * history also compares with it regularly.
    */
@@ -102,6 +105,7 @@ final class TableReads {
     Schema projection =
         TypeUtil.join(
             table.schema(), new Schema(MetadataColumns.FILE_PATH, MetadataColumns.ROW_POSITION));
+    Map<String, Object> cache = new HashMap<>();
     try (CloseableIterable<FileScanTask> tasks =
         table
             .newScan()
@@ -116,7 +120,7 @@ final class TableReads {
                   + task.file().location()
                   + ", which no data manifest lists as live");
         }
-        try (CloseableIterable<Record> records = open(table, task, projection)) {
+        try (CloseableIterable<Record> records = open(table, task, projection, cache)) {
           for (Record record : records) {
             Record row = GenericRecord.create(table.schema());
             for (Types.NestedField field : table.schema().columns()) {
@@ -138,7 +142,8 @@ final class TableReads {
   }
 
   /** {@code GenericReader.open(FileScanTask)} with deletes loaded on this thread. */
-  private static CloseableIterable<Record> open(Table table, FileScanTask task, Schema projection) {
+  private static CloseableIterable<Record> open(
+      Table table, FileScanTask task, Schema projection, Map<String, Object> cache) {
     if (task.file().format() != FileFormat.PARQUET) {
       throw new IllegalStateException("only Parquet is written here: " + task.file().location());
     }
@@ -146,7 +151,18 @@ final class TableReads {
         new GenericDeleteFilter(table.io(), task, table.schema(), projection) {
           @Override
           protected DeleteLoader newDeleteLoader() {
-            return new BaseDeleteLoader(this::loadInputFile, null);
+            return new BaseDeleteLoader(this::loadInputFile, null) {
+              @Override
+              protected boolean canCache(long size) {
+                return true;
+              }
+
+              @Override
+              @SuppressWarnings("unchecked")
+              protected <V> V getOrLoad(String key, Supplier<V> load, long size) {
+                return (V) cache.computeIfAbsent(key, k -> load.get());
+              }
+            };
           }
         };
     Schema required = deletes.requiredSchema();

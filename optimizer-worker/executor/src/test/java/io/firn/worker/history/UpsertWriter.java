@@ -34,6 +34,7 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.Term;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
 
 /**
  * The live writers next to Firn, written with Iceberg's generic writers:
@@ -193,8 +194,9 @@ final class UpsertWriter {
     if (dataFiles.isEmpty() && deleteFiles.isEmpty()) {
       return;
     }
-    // Flink's committer sets no validation at all.
-    RowDelta delta = table.newRowDelta();
+    // Flink's committer sets no validation at all. Manifests are scanned on this thread: Iceberg's
+    // pool is polled in 10 ms sleeps.
+    RowDelta delta = table.newRowDelta().scanManifestsWith(MoreExecutors.newDirectExecutorService());
     dataFiles.forEach(delta::addRows);
     deleteFiles.forEach(delta::addDeletes);
     delta.commit();
@@ -233,6 +235,7 @@ final class UpsertWriter {
     RowDelta delta =
         table
             .newRowDelta()
+            .scanManifestsWith(MoreExecutors.newDirectExecutorService())
             .validateFromSnapshot(table.currentSnapshot().snapshotId())
             .validateDataFilesExist(referenced)
             .validateDeletedFiles();
