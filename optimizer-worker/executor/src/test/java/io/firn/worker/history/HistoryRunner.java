@@ -18,10 +18,12 @@ final class HistoryRunner {
   private HistoryRunner() {}
 
   /** Runs one seed for {@code ops} steps; throws an AssertionError with the minimized schedule. */
-  static void run(Path warehouse, long seed, int ops, boolean writerOnly, Duration shrinkBudget) {
+  static void run(
+      Path warehouse, long seed, int ops, ScheduleGenerator.Mode mode, Duration shrinkBudget) {
     Map<String, String> policy = ScheduleGenerator.policy(seed);
-    ScheduleGenerator generator = new ScheduleGenerator(seed, writerOnly);
-    History history = History.create(warehouse, "seed" + seed, "seed " + seed, policy);
+    ScheduleGenerator generator = new ScheduleGenerator(seed, mode);
+    History history =
+        History.create(warehouse, "seed" + seed, "seed " + seed + " (" + mode + ")", policy);
     HistoryFailure failure = null;
     try {
       for (int i = 0; i < ops; i++) {

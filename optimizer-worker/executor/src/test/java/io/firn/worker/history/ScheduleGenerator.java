@@ -27,18 +27,33 @@ final class ScheduleGenerator {
 
   private final SplittableRandom random;
   private final Deque<Function<History, Op>> pending = new ArrayDeque<>();
-  private final boolean writerOnly;
+  private final Mode mode;
   private final int keySpace;
   private int version;
   private int columnsAdded;
 
-  /**
-   * @param writerOnly only writer steps (checkpoints, Spark deletes, schema and spec changes): a
-   *     history that proves the writer and the model alone
-   */
-  ScheduleGenerator(long seed, boolean writerOnly) {
+  /** Which steps a history has. */
+  enum Mode {
+    /** Everything. */
+    ALL,
+    /**
+     * Only writer steps (checkpoints, Spark deletes, schema and spec changes): proves the writer
+     * and the model alone.
+     */
+    WRITER_ONLY,
+    /**
+     * Everything except the triggers of the defects known on today's code (see the @Disabled
+     * tests in {@code HistoryTest}): no writer checkpoint and no snapshot expiry while a plan is
+     * in flight, and no spec change from a partitioned spec back to unpartitioned. Plans still go
+     * stale against Firn's own commits and Spark-style deletes. For finding what else breaks
+     * until the known defects are fixed.
+     */
+    WITHOUT_KNOWN_DEFECTS
+  }
+
+  ScheduleGenerator(long seed, Mode mode) {
     this.random = new SplittableRandom(seed);
-    this.writerOnly = writerOnly;
+    this.mode = mode;
     this.keySpace = new int[] {100, 300, 600}[random.nextInt(3)];
   }
 
@@ -61,6 +76,24 @@ final class ScheduleGenerator {
   }
 
   Op next(History h) {
+    Op op = draw(h);
+    if (mode != Mode.WITHOUT_KNOWN_DEFECTS) {
+      return op;
+    }
+    boolean inFlight = !h.slots().isEmpty();
+    if (inFlight && (op instanceof Op.Write || op instanceof Op.Expire)) {
+      List<Integer> slots = new ArrayList<>(h.slots().keySet());
+      return new Op.Commit(slots.get(random.nextInt(slots.size())), History.ALL, true);
+    }
+    if (op instanceof Op.Spec spec
+        && spec.spec().equals("unpartitioned")
+        && h.table().spec().isPartitioned()) {
+      return new Op.Spec(SPECS[1 + random.nextInt(SPECS.length - 1)]);
+    }
+    return op;
+  }
+
+  private Op draw(History h) {
     if (!pending.isEmpty()) {
       return pending.removeFirst().apply(h);
     }
@@ -74,7 +107,7 @@ final class ScheduleGenerator {
     for (var ignored : h.table().snapshots()) {
       snapshots++;
     }
-    if (writerOnly) {
+    if (mode == Mode.WRITER_ONLY) {
       return writerStep(random.nextInt(49), h);
     }
     if ((counts.get("data") > 40 || counts.get("deletes") > 40) && random.nextInt(3) == 0) {
@@ -97,7 +130,7 @@ final class ScheduleGenerator {
    */
   private Op burst(History h) {
     int writes = 1 + random.nextInt(3);
-    if (random.nextBoolean()) {
+    if (random.nextBoolean() && mode != Mode.WITHOUT_KNOWN_DEFECTS) {
       int slot = emptySlot(h);
       String mode =
           random.nextBoolean() ? "full" : PLAN_MODES[random.nextInt(PLAN_MODES.length)];
