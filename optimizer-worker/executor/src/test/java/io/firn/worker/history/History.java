@@ -58,9 +58,9 @@ import org.apache.iceberg.hadoop.HadoopCatalog;
  * writer commits), run in process or through the remote path ({@link TaskCodec} encode, JSON,
  * decode, a freshly loaded table and {@link RewriteExecutor}, then {@link ResultCodec} and JSON
  * back, as a remote worker and the server do), committed partition by partition with {@link
- * Committer#commitPartitions} and finished with {@link Committer#commitShared}; the one-shot
- * {@link LocalOptimizer#optimize}; and maintenance (dangling deletes, snapshot expiry, orphan
- * files). Conflicts and refused commits are fine outcomes; changed rows are not.
+ * Committer#commitPartitions} and finished with {@link Committer#commitShared}; the one-shot {@link
+ * LocalOptimizer#optimize}; and maintenance (dangling deletes, snapshot expiry, orphan files).
+ * Conflicts and refused commits are fine outcomes; changed rows are not.
  */
 final class History implements AutoCloseable {
   static final long ALL = -1;
@@ -389,10 +389,10 @@ final class History implements AutoCloseable {
   }
 
   /**
-   * Orphan cleanup with the smallest minimum age the API allows (1 h) and a clock moved forward,
-   * so every unreferenced file counts as old, except the outputs of plans that ran and are not
-   * committed yet: in production the minimum age protects those, here the clock stops just
-   * before the oldest of them was written.
+   * Orphan cleanup with the smallest minimum age the API allows (1 h) and a clock moved forward, so
+   * every unreferenced file counts as old, except the outputs of plans that ran and are not
+   * committed yet: in production the minimum age protects those, here the clock stops just before
+   * the oldest of them was written.
    */
   void orphans() {
     step(
@@ -411,7 +411,11 @@ final class History implements AutoCloseable {
                   : Instant.ofEpochMilli(oldestOutput - 1_000).plus(Duration.ofHours(1));
           OrphanCleanupReport report =
               new OrphanFileCleanup(line -> {})
-                  .clean(table, new OrphanCleanupSettings(Duration.ofHours(1), false), Map.of(), clock);
+                  .clean(
+                      table,
+                      new OrphanCleanupSettings(Duration.ofHours(1), false),
+                      Map.of(),
+                      clock);
           note("%d orphan files deleted", report.deletedCount());
         });
   }
@@ -564,8 +568,7 @@ final class History implements AutoCloseable {
           remote ? runRemote(flight) : optimizer.runTasks(table, flight.plan, flight.processId);
       note(
           "%d tasks ran %s",
-          flight.results.size(),
-          remote ? "through the remote path" : "in process");
+          flight.results.size(), remote ? "through the remote path" : "in process");
       return true;
     } catch (TaskFailedException e) {
       note("tasks failed, plan dropped: %s", e.getMessage());
@@ -629,7 +632,8 @@ final class History implements AutoCloseable {
   }
 
   private void remember(int step, Op op) {
-    String line = "step " + step + " " + op.java() + (stepNote.length() > 0 ? "  // " + stepNote : "");
+    String line =
+        "step " + step + " " + op.java() + (stepNote.length() > 0 ? "  // " + stepNote : "");
     if (TRACE) {
       System.out.println(label + ": " + line);
     }

@@ -75,8 +75,8 @@ final class HistoryRunner {
   }
 
   /**
-   * Delta debugging (ddmin): remove chunks of ever smaller size while the rest still fails with
-   * the same kind; each success also cuts the steps after the new failing step.
+   * Delta debugging (ddmin): remove chunks of ever smaller size while the rest still fails with the
+   * same kind; each success also cuts the steps after the new failing step.
    */
   static List<Op> shrink(
       Path warehouse,
@@ -172,7 +172,8 @@ final class HistoryRunner {
 
   static String java(Map<String, String> policy, List<Op> schedule) {
     StringBuilder text = new StringBuilder();
-    text.append("try (History h = History.create(warehouse, \"regression\", \"regression\", Map.of(");
+    text.append(
+        "try (History h = History.create(warehouse, \"regression\", \"regression\", Map.of(");
     List<String> entries = new ArrayList<>();
     policy.forEach((k, v) -> entries.add("\"" + k + "\", \"" + v + "\""));
     text.append(String.join(", ", entries)).append("))) {\n");

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Model-based histories: a Flink-style upsert writer, Spark-style deletes, schema and partition
  * spec changes, and Firn's plans, runs, partial and stale commits and maintenance in random order
  * on a real table; after every step the table read with Iceberg's reader must equal the reference
- * model (see {@link History}). On a failure the seed and a minimized schedule are printed, ready
- * to paste into a named test like the regressions below.
+ * model (see {@link History}). On a failure the seed and a minimized schedule are printed, ready to
+ * paste into a named test like the regressions below.
  *
  * <p>A soak runs the same code longer:
  *
@@ -134,8 +134,8 @@ class HistoryTest {
   /**
    * apache/iceberg#10962: a full rewrite of every data file planned at S commits after the writer
    * committed delete-only checkpoints; Iceberg's MergingSnapshotProducer drops the delete files
-   * below the minimum data sequence number of the remaining data files, ignoring that the new
-   * files carry seq(S) explicitly, and the deleted rows come back.
+   * below the minimum data sequence number of the remaining data files, ignoring that the new files
+   * carry seq(S) explicitly, and the deleted rows come back.
    */
   @Test
   @Disabled("defect: deletes committed after the planning snapshot are dropped (iceberg#10962)")
@@ -181,8 +181,8 @@ class HistoryTest {
   }
 
   /**
-   * Snapshot expiry removes the planning snapshot S (its child stays, so Iceberg's validation
-   * from S passes); the commit goes through, then Firn's ancestry check cannot find S and reports
+   * Snapshot expiry removes the planning snapshot S (its child stays, so Iceberg's validation from
+   * S passes); the commit goes through, then Firn's ancestry check cannot find S and reports
    * INTEGRITY_FAILED although every row is right (seed 14, minimized).
    */
   @Test

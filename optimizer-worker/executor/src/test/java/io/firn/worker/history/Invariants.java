@@ -26,9 +26,8 @@ import org.apache.iceberg.util.ContentFileUtil;
  *       the same type, no key twice) — the promise itself;
  *   <li>{@link #files}: after a Firn or maintenance step, only data files a committed partition
  *       rewrote are gone; new data files carry the planning snapshot's sequence number and hold
- *       only rows of their own partition (read raw, without partition values from metadata);
- *       Firn adds only position deletes; and no removed delete file would still delete a live
- *       row.
+ *       only rows of their own partition (read raw, without partition values from metadata); Firn
+ *       adds only position deletes; and no removed delete file would still delete a live row.
  * </ul>
  */
 final class Invariants {
@@ -120,8 +119,8 @@ final class Invariants {
    * @param live the live rows after the step
    * @param allowedRewrites data files the step's committed partitions planned to rewrite
    * @param sequenceNumbers the planning snapshots' sequence numbers
-   * @param plannedRemovals delete files the plans meant to remove (others are removed implicitly
-   *     by Iceberg; both must be no longer needed)
+   * @param plannedRemovals delete files the plans meant to remove (others are removed implicitly by
+   *     Iceberg; both must be no longer needed)
    * @param firnStep whether Firn may add files in this step (maintenance adds none)
    */
   static String files(
@@ -232,7 +231,13 @@ final class Invariants {
           if (row != null
               && row.file().dataSequenceNumber() <= seq
               && (fileScoped || where.equals(TableReads.partitionOf(table, row.file())))) {
-            rows.add("key " + row.key() + " at " + position.pos() + " of " + describe(table, row.file()));
+            rows.add(
+                "key "
+                    + row.key()
+                    + " at "
+                    + position.pos()
+                    + " of "
+                    + describe(table, row.file()));
           }
         }
       }

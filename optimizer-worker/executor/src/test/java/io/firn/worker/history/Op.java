@@ -3,8 +3,8 @@ package io.firn.worker.history;
 /**
  * One step of a history, with every parameter concrete (keys, versions, slots), so a recorded
  * schedule replays on a fresh table without the random generator and prints as Java calls on a
- * {@link History} named {@code h}. A step whose precondition is gone after shrinking (an empty
- * plan slot, a column that already exists) does nothing.
+ * {@link History} named {@code h}. A step whose precondition is gone after shrinking (an empty plan
+ * slot, a column that already exists) does nothing.
  */
 sealed interface Op {
   void apply(History h);

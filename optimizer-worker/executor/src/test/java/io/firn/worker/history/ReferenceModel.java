@@ -7,10 +7,10 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
- * What the table must contain: key → the full row (every column), and the columns with their
- * types. It is derived only from what the writer meant to do and changes only after the writer's
- * commit succeeded; Firn's steps never touch it, so "the table equals the model" is independent of
- * how Firn plans, rewrites or commits.
+ * What the table must contain: key → the full row (every column), and the columns with their types.
+ * It is derived only from what the writer meant to do and changes only after the writer's commit
+ * succeeded; Firn's steps never touch it, so "the table equals the model" is independent of how
+ * Firn plans, rewrites or commits.
  */
 final class ReferenceModel {
   private final Map<String, String> columns = new LinkedHashMap<>(Rows.INITIAL_COLUMNS);

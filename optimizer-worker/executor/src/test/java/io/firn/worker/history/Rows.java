@@ -11,9 +11,9 @@ import org.apache.iceberg.types.Types;
 
 /**
  * The values of every row the writer writes: a pure function of the key, the writer's commit
- * version, how often the key was touched before in that commit, and the column's name and type.
- * The writer and the reference model both compute rows here, so a schedule prints as keys and
- * versions only and replays to the same rows.
+ * version, how often the key was touched before in that commit, and the column's name and type. The
+ * writer and the reference model both compute rows here, so a schedule prints as keys and versions
+ * only and replays to the same rows.
  *
  * <p>Columns: {@code id} (long, the key), {@code cat} (string, one of three values; the identity
  * partition source; changes on some updates, so rows move between partitions), {@code n} (int,

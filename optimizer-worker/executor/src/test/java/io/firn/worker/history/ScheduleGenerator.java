@@ -12,10 +12,10 @@ import java.util.function.Function;
 /**
  * Draws a random history from a seed, one concrete {@link Op} at a time, looking at the history's
  * state (live keys, plans in flight, file counts) so steps are meaningful: upserts mostly of live
- * keys, blind deletes, keys touched twice in a checkpoint, large and delete-only checkpoints,
- * Spark deletes of live rows, schema and spec changes in every direction, plans that go stale,
- * partial commits, and maintenance. Optimizing and expiry are drawn more often when the table
- * grows, so it stays small.
+ * keys, blind deletes, keys touched twice in a checkpoint, large and delete-only checkpoints, Spark
+ * deletes of live rows, schema and spec changes in every direction, plans that go stale, partial
+ * commits, and maintenance. Optimizing and expiry are drawn more often when the table grows, so it
+ * stays small.
  */
 final class ScheduleGenerator {
   private static final String[] SPECS = {
@@ -42,11 +42,11 @@ final class ScheduleGenerator {
      */
     WRITER_ONLY,
     /**
-     * Everything except the triggers of the defects known on today's code (see the @Disabled
-     * tests in {@code HistoryTest}): no writer checkpoint and no snapshot expiry while a plan is
-     * in flight, and no spec change from a partitioned spec back to unpartitioned. Plans still go
-     * stale against Firn's own commits and Spark-style deletes. For finding what else breaks
-     * until the known defects are fixed.
+     * Everything except the triggers of the defects known on today's code (see the @Disabled tests
+     * in {@code HistoryTest}): no writer checkpoint and no snapshot expiry while a plan is in
+     * flight, and no spec change from a partitioned spec back to unpartitioned. Plans still go
+     * stale against Firn's own commits and Spark-style deletes. For finding what else breaks until
+     * the known defects are fixed.
      */
     WITHOUT_KNOWN_DEFECTS
   }
@@ -64,7 +64,8 @@ final class ScheduleGenerator {
     Map<String, String> policy = new LinkedHashMap<>();
     policy.put("target-size", targetKib + "KiB");
     policy.put("fragment-ratio", Integer.toString(new int[] {2, 4, 8}[random.nextInt(3)]));
-    policy.put("minor.trigger.file-count", Integer.toString(new int[] {2, 3, 5}[random.nextInt(3)]));
+    policy.put(
+        "minor.trigger.file-count", Integer.toString(new int[] {2, 3, 5}[random.nextInt(3)]));
     policy.put("minor.trigger.interval", random.nextBoolean() ? "0s" : "1h");
     policy.put(
         "major.trigger.duplicate-ratio", new String[] {"0.05", "0.1", "0.3"}[random.nextInt(3)]);
@@ -124,16 +125,15 @@ final class ScheduleGenerator {
   }
 
   /**
-   * A short scenario of known hazards, queued step by step: a plan that goes stale while the
-   * writer commits (often delete-only checkpoints) before it is committed; or a spec change
-   * followed by checkpoints and optimizing.
+   * A short scenario of known hazards, queued step by step: a plan that goes stale while the writer
+   * commits (often delete-only checkpoints) before it is committed; or a spec change followed by
+   * checkpoints and optimizing.
    */
   private Op burst(History h) {
     int writes = 1 + random.nextInt(3);
     if (random.nextBoolean() && mode != Mode.WITHOUT_KNOWN_DEFECTS) {
       int slot = emptySlot(h);
-      String mode =
-          random.nextBoolean() ? "full" : PLAN_MODES[random.nextInt(PLAN_MODES.length)];
+      String mode = random.nextBoolean() ? "full" : PLAN_MODES[random.nextInt(PLAN_MODES.length)];
       boolean deleteOnly = random.nextBoolean();
       for (int i = 0; i < writes; i++) {
         pending.addLast(
@@ -229,11 +229,13 @@ final class ScheduleGenerator {
   /** A slot with a plan (that has not run yet, unless {@code ranOk}), or any slot. */
   private int slot(History h, boolean ranOk) {
     List<Integer> candidates = new ArrayList<>();
-    h.slots().forEach((slot, ran) -> {
-      if (ranOk || !ran) {
-        candidates.add(slot);
-      }
-    });
+    h.slots()
+        .forEach(
+            (slot, ran) -> {
+              if (ranOk || !ran) {
+                candidates.add(slot);
+              }
+            });
     return candidates.isEmpty()
         ? random.nextInt(SLOTS)
         : candidates.get(random.nextInt(candidates.size()));

@@ -29,8 +29,8 @@ import org.apache.iceberg.data.DeleteFilter;
 import org.apache.iceberg.data.DeleteLoader;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
@@ -87,13 +87,13 @@ final class TableReads {
    * Every live row with its file and position, at the current snapshot: Iceberg's scan planning
    * attaches the deletes, Iceberg's {@link DeleteFilter} applies them, Iceberg's generic Parquet
    * reader reads the rows with the {@code _file} and {@code _pos} metadata columns — what {@code
-   * IcebergGenerics.read(table)} does (its {@code GenericReader}), with two differences in how,
-   * not what, delete files are loaded: on the calling thread (Iceberg's loader hands them to its
-   * worker pool and polls for completion in 10 ms sleeps, twice per data file), and each once per
-   * read through the loader's own cache hook (as Spark's executor cache does; the generic reader
-   * re-reads every global equality delete for every data file). Both made one read of a table
-   * with a hundred files take seconds. {@link #rowsByKeyGenerics} is the literal reader; the
-   * history also compares with it regularly.
+   * IcebergGenerics.read(table)} does (its {@code GenericReader}), with two differences in how, not
+   * what, delete files are loaded: on the calling thread (Iceberg's loader hands them to its worker
+   * pool and polls for completion in 10 ms sleeps, twice per data file), and each once per read
+   * through the loader's own cache hook (as Spark's executor cache does; the generic reader
+   * re-reads every global equality delete for every data file). Both made one read of a table with
+   * a hundred files take seconds. {@link #rowsByKeyGenerics} is the literal reader; the history
+   * also compares with it regularly.
    */
   static List<LiveRow> locate(Table table) {
     List<LiveRow> rows = new ArrayList<>();
@@ -245,16 +245,17 @@ final class TableReads {
   }
 
   /**
-   * The records stored in a file, as written: no deletes applied and no partition values filled
-   * in from metadata (the generic reader takes identity partition columns from the partition
-   * tuple, which would hide a row stored in the wrong partition).
+   * The records stored in a file, as written: no deletes applied and no partition values filled in
+   * from metadata (the generic reader takes identity partition columns from the partition tuple,
+   * which would hide a row stored in the wrong partition).
    */
   static List<Record> rawRecords(Table table, ContentFile<?> file, Schema projection) {
     List<Record> records = new ArrayList<>();
     try (CloseableIterable<Record> rows =
         Parquet.read(table.io().newInputFile(file.location()))
             .project(projection)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(projection, fileSchema))
+            .createReaderFunc(
+                fileSchema -> GenericParquetReaders.buildReader(projection, fileSchema))
             .build()) {
       for (Record record : rows) {
         records.add(record.copy());

@@ -41,11 +41,11 @@ import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecut
  *
  * <ul>
  *   <li>{@link #checkpoint}: a Flink upsert job ({@code BaseEqualityDeltaWriter} semantics), one
- *       {@code RowDelta} per checkpoint with no validation. Per partition touched: one data file
- *       of the upserted rows, one equality-delete file on {@code id} with every key upserted or
- *       deleted (written when the key has no version of its own in this checkpoint), and a
- *       position delete against this checkpoint's own data file for a key touched again (an
- *       equality delete does not apply to data of its own sequence number).
+ *       {@code RowDelta} per checkpoint with no validation. Per partition touched: one data file of
+ *       the upserted rows, one equality-delete file on {@code id} with every key upserted or
+ *       deleted (written when the key has no version of its own in this checkpoint), and a position
+ *       delete against this checkpoint's own data file for a key touched again (an equality delete
+ *       does not apply to data of its own sequence number).
  *   <li>Where a key's live row sits where the new equality delete cannot reach it — another spec's
  *       file while the current spec is partitioned, or another partition after the row moved — the
  *       writer also writes a position delete for the old row, as a merge-on-read engine does. So
@@ -90,9 +90,8 @@ final class UpsertWriter {
   private record Target(int specId, StructLike partition, String key) {}
 
   /**
-   * Commits one checkpoint.
-   *
-   * @return the keys' versions' occurrence numbers, in touch order (what the model applies)
+   * Commits one checkpoint: the touches in order; a key's n-th touch in it (from 0) gets the row
+   * {@code Rows.record(schema, key, version, n)}, as the model computes it.
    */
   void checkpoint(int version, List<Touch> touches) {
     table.refresh();
@@ -163,8 +162,7 @@ final class UpsertWriter {
             List<TableReads.Position> own = new ArrayList<>();
             buffer.ownDeletes.forEach(
                 pos -> own.add(new TableReads.Position(dataFile.location(), pos)));
-            deleteFiles.add(
-                positionDeletes(writers, files, spec, buffer.partition, own));
+            deleteFiles.add(positionDeletes(writers, files, spec, buffer.partition, own));
           }
         }
         if (!buffer.equalityKeys.isEmpty()) {
@@ -196,7 +194,8 @@ final class UpsertWriter {
     }
     // Flink's committer sets no validation at all. Manifests are scanned on this thread: Iceberg's
     // pool is polled in 10 ms sleeps.
-    RowDelta delta = table.newRowDelta().scanManifestsWith(MoreExecutors.newDirectExecutorService());
+    RowDelta delta =
+        table.newRowDelta().scanManifestsWith(MoreExecutors.newDirectExecutorService());
     dataFiles.forEach(delta::addRows);
     deleteFiles.forEach(delta::addDeletes);
     delta.commit();
@@ -264,10 +263,7 @@ final class UpsertWriter {
 
   void widen(String name) {
     table.refresh();
-    table
-        .updateSchema()
-        .updateColumn(name, org.apache.iceberg.types.Types.LongType.get())
-        .commit();
+    table.updateSchema().updateColumn(name, org.apache.iceberg.types.Types.LongType.get()).commit();
   }
 
   /**
@@ -333,8 +329,8 @@ final class UpsertWriter {
   }
 
   /**
-   * Remembers the live rows the history's check just read at this snapshot, so the next commit
-   * need not read them again.
+   * Remembers the live rows the history's check just read at this snapshot, so the next commit need
+   * not read them again.
    */
   void cache(Snapshot snapshot, List<TableReads.LiveRow> live) {
     cachedSnapshot = snapshot == null ? -1 : snapshot.snapshotId();
@@ -385,7 +381,8 @@ final class UpsertWriter {
       throws IOException {
     List<TableReads.Position> sorted = new ArrayList<>(positions);
     sorted.sort(
-        Comparator.comparing(TableReads.Position::path).thenComparingLong(TableReads.Position::pos));
+        Comparator.comparing(TableReads.Position::path)
+            .thenComparingLong(TableReads.Position::pos));
     PositionDeleteWriter<Record> writer =
         writers.newPositionDeleteWriter(files.newOutputFile(spec, partition), spec, partition);
     try (writer) {
