@@ -17,8 +17,12 @@ final class HistoryRunner {
 
   private HistoryRunner() {}
 
-  /** Runs one seed for {@code ops} steps; throws an AssertionError with the minimized schedule. */
-  static void run(
+  /**
+   * Runs one seed for {@code ops} steps; throws an AssertionError with the minimized schedule.
+   *
+   * @return how many steps of each kind ran (the op's class name), when every step passed
+   */
+  static Map<String, Integer> run(
       Path warehouse, long seed, int ops, ScheduleGenerator.Mode mode, Duration shrinkBudget) {
     Map<String, String> policy = ScheduleGenerator.policy(seed);
     ScheduleGenerator generator = new ScheduleGenerator(seed, mode);
@@ -36,7 +40,9 @@ final class HistoryRunner {
       history.close();
     }
     if (failure == null) {
-      return;
+      Map<String, Integer> mix = new java.util.TreeMap<>();
+      history.schedule().forEach(op -> mix.merge(op.getClass().getSimpleName(), 1, Integer::sum));
+      return mix;
     }
     List<Op> failing = history.schedule().subList(0, failure.step());
     long started = System.nanoTime();

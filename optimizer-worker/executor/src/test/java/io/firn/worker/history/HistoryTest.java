@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,21 +49,8 @@ class HistoryTest {
   // ---------------------------------------------------------------- randomized
 
   @Test
-  @Disabled(
-      "defects: on today's code seeds 3, 4, 7, 9-15 and 19 of 1..20 fail (rows resurrected and"
-          + " duplicated, false integrity alarms); see the @Disabled regressions below. Enable"
-          + " when they are fixed.")
   void randomHistoriesKeepEveryRow() throws Exception {
     runSeeds(List.of(1L, 2L, 3L, 4L), 60, Mode.ALL, Duration.ofSeconds(60));
-  }
-
-  /**
-   * Everything but the triggers of the known defects (see {@link Mode#WITHOUT_KNOWN_DEFECTS}):
-   * green today, and the guard for everything else until those are fixed.
-   */
-  @Test
-  void randomHistoriesWithoutTheKnownDefectsKeepEveryRow() throws Exception {
-    runSeeds(List.of(1L, 2L, 3L), 60, Mode.WITHOUT_KNOWN_DEFECTS, Duration.ofSeconds(60));
   }
 
   /** The writer and the model alone must always agree: this proves the test, not Firn. */
@@ -90,7 +77,6 @@ class HistoryTest {
    * partition only and removes them; the old bucket spec's files, not scanned, still needed them.
    */
   @Test
-  @Disabled("defect: a pruned scan removes global equality deletes that other specs still need")
   void resurrectsRowsAfterSpecChangeToUnpartitioned() {
     try (History h = History.create(warehouse, "regression", "regression", SMALL)) {
       h.spec("bucket[4]");
@@ -106,7 +92,6 @@ class HistoryTest {
 
   /** The same with one row (seed 12, minimized): the old spec's file holds a single clean row. */
   @Test
-  @Disabled("defect: a pruned scan removes global equality deletes that other specs still need")
   void duplicatesAKeyUpsertedAfterASpecChangeToUnpartitioned() {
     try (History h =
         History.create(
@@ -138,7 +123,6 @@ class HistoryTest {
    * carry seq(S) explicitly, and the deleted rows come back.
    */
   @Test
-  @Disabled("defect: deletes committed after the planning snapshot are dropped (iceberg#10962)")
   void resurrectsRowsDeletedAfterPlanningWhenAFullRewriteCommits() {
     try (History h = History.create(warehouse, "regression", "regression", SMALL)) {
       h.write(1, "U0-99");
@@ -155,7 +139,6 @@ class HistoryTest {
    * sequence number is then that checkpoint's, above the deletes', so Iceberg drops them too.
    */
   @Test
-  @Disabled("defect: deletes committed after the planning snapshot are dropped (iceberg#10962)")
   void resurrectsRowsDeletedAfterPlanningWhenDataFollowsTheDeletes() {
     try (History h =
         History.create(
@@ -186,7 +169,6 @@ class HistoryTest {
    * INTEGRITY_FAILED although every row is right (seed 14, minimized).
    */
   @Test
-  @Disabled("defect: expiring the planning snapshot gives a false integrity alarm")
   void expiringThePlanningSnapshotGivesAFalseIntegrityAlarm() {
     try (History h = History.create(warehouse, "regression", "regression", SMALL)) {
       h.write(1, "U0-99");
@@ -204,7 +186,6 @@ class HistoryTest {
    * reports FAILED ("commit failed") rather than a conflict to plan again (seed 4, minimized).
    */
   @Test
-  @Disabled("defect: expiring the planning snapshot fails the commit instead of a conflict")
   void expiringThePlanningSnapshotFailsAConversionCommit() {
     try (History h =
         History.create(
@@ -236,7 +217,6 @@ class HistoryTest {
    * scanned file, is taken for dangling and removed, and the old spec's row of 224 comes back.
    */
   @Test
-  @Disabled("defect: a pruned scan takes a global equality delete other specs need for dangling")
   void resurrectsARowWhenAPrunedScanTakesAGlobalDeleteForDangling() {
     try (History h =
         History.create(
@@ -264,16 +244,40 @@ class HistoryTest {
 
   // ---------------------------------------------------------------- helpers
 
+  private static void deleteTree(Path root) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> paths = Files.walk(root)) {
+      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    }
+  }
+
   private void runSeeds(List<Long> seeds, int ops, Mode mode, Duration shrink) throws Exception {
     List<String> failures = new ArrayList<>();
+    Map<String, Integer> mix = new TreeMap<>();
+    long started = System.nanoTime();
     for (long seed : seeds) {
       Path dir = Files.createDirectories(warehouse.resolve("seed-" + seed));
       try {
-        HistoryRunner.run(dir, seed, ops, mode, shrink);
+        HistoryRunner.run(dir, seed, ops, mode, shrink)
+            .forEach((k, n) -> mix.merge(k, n, Integer::sum));
+        deleteTree(dir); // a long soak keeps only failing seeds' tables
       } catch (AssertionError e) {
         failures.add(e.getMessage());
       }
     }
+    // One line a soak's record can quote (BENCHMARKS.md).
+    System.out.printf(
+        Locale.ROOT,
+        "history %s: seeds %s, %d steps each, %d steps run, %d of %d seeds failed, %.0f s; mix %s%n",
+        mode,
+        seeds.size() == 1 ? seeds.get(0) : seeds.get(0) + ".." + seeds.get(seeds.size() - 1),
+        ops,
+        mix.values().stream().mapToInt(Integer::intValue).sum(),
+        failures.size(),
+        seeds.size(),
+        (System.nanoTime() - started) / 1e9,
+        mix);
     if (!failures.isEmpty()) {
       throw new AssertionError(
           failures.size()
