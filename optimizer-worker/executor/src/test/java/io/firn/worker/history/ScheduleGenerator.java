@@ -83,8 +83,14 @@ final class ScheduleGenerator {
     }
     boolean inFlight = !h.slots().isEmpty();
     if (inFlight && (op instanceof Op.Write || op instanceof Op.Expire)) {
+      // Move a plan in flight on instead: run it (either way) or commit some or all of it.
       List<Integer> slots = new ArrayList<>(h.slots().keySet());
-      return new Op.Commit(slots.get(random.nextInt(slots.size())), History.ALL, true);
+      int slot = slots.get(random.nextInt(slots.size()));
+      if (!h.slots().get(slot) && random.nextInt(100) < 40) {
+        return new Op.Run(slot, random.nextBoolean());
+      }
+      long mask = random.nextInt(100) < 65 ? History.ALL : random.nextLong();
+      return new Op.Commit(slot, mask, random.nextInt(100) < 70);
     }
     if (op instanceof Op.Spec spec
         && spec.spec().equals("unpartitioned")
