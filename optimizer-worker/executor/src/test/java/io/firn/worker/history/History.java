@@ -449,13 +449,16 @@ final class History implements AutoCloseable {
     table.refresh();
     Invariants.Files before = kind == StepKind.WRITER ? null : Invariants.Files.of(table);
     long started = System.nanoTime();
+    RuntimeException thrown = null;
     try {
       action.run();
     } catch (RuntimeException e) {
-      throw failure(HistoryFailure.Kind.EXCEPTION, "the step threw " + e, e);
-    } finally {
-      note("%d ms", (System.nanoTime() - started) / 1_000_000);
-      remember(step, op);
+      thrown = e;
+    }
+    note("%d ms", (System.nanoTime() - started) / 1_000_000);
+    remember(step, op);
+    if (thrown != null) {
+      throw failure(HistoryFailure.Kind.EXCEPTION, "the step threw " + thrown, thrown);
     }
     table.refresh();
     List<TableReads.LiveRow> live;
@@ -691,6 +694,39 @@ final class History implements AutoCloseable {
     Map<Integer, Boolean> state = new TreeMap<>();
     slots.forEach((slot, flight) -> state.put(slot, flight.results != null));
     return state;
+  }
+
+  /**
+   * Whether committing this slot's partitions selected by the mask would meet apache/iceberg#10962:
+   * something was committed after the planning snapshot S, and the rewrite replaces every live data
+   * file of sequence number at most seq(S), so Iceberg would take the new files' minimum sequence
+   * number for the table's and drop delete files committed after S. For the generator's {@link
+   * ScheduleGenerator.Mode#WITHOUT_KNOWN_DEFECTS} only.
+   */
+  boolean meetsIceberg10962(int slot, long mask) {
+    InFlight flight = slots.get(slot);
+    table.refresh();
+    if (flight == null
+        || table.currentSnapshot() == null
+        || table.currentSnapshot().sequenceNumber() <= flight.plan.sequenceNumber()) {
+      return false;
+    }
+    Set<String> rewritten = new HashSet<>();
+    for (int i = 0; i < flight.remaining.size(); i++) {
+      if (mask == ALL || ((mask >>> (i % 64)) & 1) == 1) {
+        flight
+            .remaining
+            .get(i)
+            .tasks()
+            .forEach(t -> t.rewrite().forEach(e -> rewritten.add(e.path())));
+      }
+    }
+    if (rewritten.isEmpty()) {
+      return false;
+    }
+    return TableReads.liveDataFiles(table).values().stream()
+        .filter(f -> f.dataSequenceNumber() <= flight.plan.sequenceNumber())
+        .allMatch(f -> rewritten.contains(f.location()));
   }
 
   /** Closes and deletes the table with all its files (for replays while shrinking). */

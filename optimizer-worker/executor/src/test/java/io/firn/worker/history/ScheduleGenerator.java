@@ -81,10 +81,19 @@ final class ScheduleGenerator {
     if (mode != Mode.WITHOUT_KNOWN_DEFECTS) {
       return op;
     }
-    boolean inFlight = !h.slots().isEmpty();
-    if (inFlight && (op instanceof Op.Write || op instanceof Op.Expire)) {
+    if (op instanceof Op.Expire && !h.slots().isEmpty()) {
+      // Move a plan in flight on instead: run it (either way) or commit some or all of it.
       List<Integer> slots = new ArrayList<>(h.slots().keySet());
-      return new Op.Commit(slots.get(random.nextInt(slots.size())), History.ALL, true);
+      int slot = slots.get(random.nextInt(slots.size()));
+      if (!h.slots().get(slot) && random.nextInt(100) < 40) {
+        return new Op.Run(slot, random.nextBoolean());
+      }
+      long mask = random.nextInt(100) < 65 ? History.ALL : random.nextLong();
+      op = new Op.Commit(slot, mask, random.nextInt(100) < 70);
+    }
+    if (op instanceof Op.Commit commit && h.meetsIceberg10962(commit.slot(), commit.mask())) {
+      // Abandon the plan instead: commit none of its partitions.
+      return new Op.Commit(commit.slot(), 0, true);
     }
     if (op instanceof Op.Spec spec
         && spec.spec().equals("unpartitioned")
@@ -131,7 +140,7 @@ final class ScheduleGenerator {
    */
   private Op burst(History h) {
     int writes = 1 + random.nextInt(3);
-    if (random.nextBoolean() && mode != Mode.WITHOUT_KNOWN_DEFECTS) {
+    if (random.nextBoolean()) {
       int slot = emptySlot(h);
       String mode = random.nextBoolean() ? "full" : PLAN_MODES[random.nextInt(PLAN_MODES.length)];
       boolean deleteOnly = random.nextBoolean();
