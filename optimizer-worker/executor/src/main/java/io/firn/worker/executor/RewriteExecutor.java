@@ -201,28 +201,7 @@ public final class RewriteExecutor {
             .ioSupplier(() -> io)
             .build();
     for (DataFileEntry entry : task.convert()) {
-      long[] existing = deletes.positions(entry.path());
-      TaskDeletes.LongList positions = new TaskDeletes.LongList();
-      boolean hasEquality = entry.equalityDeleteFileCount() > 0 && deletes.hasEqualityDeletes();
-      if (hasEquality) {
-        scanFile(
-            io,
-            keySchema,
-            table.specs().get(entry.file().specId()),
-            entry,
-            deletes,
-            keys,
-            (row, position, deleted) -> {
-              if (deleted) {
-                positions.add(position);
-              }
-            });
-      } else {
-        for (long p : existing) {
-          positions.add(p);
-        }
-      }
-      long[] sorted = positions.sortedDistinct();
+      long[] sorted = deletedPositions(io, table, entry, deletes, keySchema, keys);
       if (sorted.length == 0) {
         continue;
       }
@@ -256,8 +235,42 @@ public final class RewriteExecutor {
     }
   }
 
+  /**
+   * The positions of a data file that its task's deletes remove, sorted and distinct: what a
+   * conversion writes as position deletes.
+   */
+  static long[] deletedPositions(
+      FileIO io,
+      Table table,
+      DataFileEntry entry,
+      TaskDeletes deletes,
+      Schema keySchema,
+      List<Keys> keys) {
+    TaskDeletes.LongList positions = new TaskDeletes.LongList();
+    boolean hasEquality = entry.equalityDeleteFileCount() > 0 && deletes.hasEqualityDeletes();
+    if (hasEquality) {
+      scanFile(
+          io,
+          keySchema,
+          table.specs().get(entry.file().specId()),
+          entry,
+          deletes,
+          keys,
+          (row, position, deleted) -> {
+            if (deleted) {
+              positions.add(position);
+            }
+          });
+    } else {
+      for (long p : deletes.positions(entry.path())) {
+        positions.add(p);
+      }
+    }
+    return positions.sortedDistinct();
+  }
+
   /** Receives every row of a data file in file order. */
-  private interface RowVisitor {
+  interface RowVisitor {
     void visit(Record row, long position, boolean deleted);
   }
 
@@ -269,7 +282,7 @@ public final class RewriteExecutor {
    * @throws TaskFailedException when the file cannot be read or has another row count than its
    *     metadata
    */
-  private static void scanFile(
+  static void scanFile(
       FileIO io,
       Schema projection,
       PartitionSpec spec,
@@ -317,7 +330,7 @@ public final class RewriteExecutor {
     }
   }
 
-  private static FileFormat dataFormat(Table table) {
+  static FileFormat dataFormat(Table table) {
     return FileFormat.fromString(
         table
             .properties()

@@ -94,7 +94,7 @@ final class TaskDeletes {
     }
   }
 
-  private static final Schema PATH_POS =
+  static final Schema PATH_POS =
       new Schema(MetadataColumns.DELETE_FILE_PATH, MetadataColumns.DELETE_FILE_POS);
   private static final long[] NO_POSITIONS = new long[0];
 

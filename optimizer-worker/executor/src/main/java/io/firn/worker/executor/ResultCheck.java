@@ -1,0 +1,303 @@
+package io.firn.worker.executor;
+
+import io.firn.core.io.DataFileIO;
+import io.firn.core.plan.RewriteTask;
+import io.firn.core.table.DataFileEntry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.avro.Avro;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.orc.OrcMetrics;
+import org.apache.iceberg.parquet.ParquetUtil;
+import org.apache.iceberg.types.Comparators;
+import org.apache.iceberg.types.TypeUtil;
+
+/**
+ * Checks what a worker handed in against what it was leased, never trusting the worker (ADR 0017):
+ * every file is the attempt's own (under the table's data location, named with the attempt id), of
+ * the task's spec, partition and the table's format, present with the size the worker reported and
+ * as many rows as its footer says; the rows written equal the live rows of the task's inputs
+ * recounted here from the table's own files (reading only equality-key columns, and only of files
+ * that equality deletes apply to); position deletes name only the task's converted files and
+ * exactly the positions their deletes remove.
+ *
+ * <p>It does not compare row values: a holder of the worker token who writes the right number of
+ * altered rows into its own lease is not detected (the trust model in ADR 0017).
+ */
+public final class ResultCheck {
+  private ResultCheck() {}
+
+  /** A handed-in result that does not match its lease; nothing of it may be committed. */
+  public static final class RefusedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RefusedException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * @param bloomThreshold as the task was leased with (bounds the memory of equality keys)
+   * @throws RefusedException naming the first thing that does not match
+   * @throws UncheckedIOException when an input of the task cannot be read (not the worker's fault)
+   */
+  public static void verify(
+      Table table, RewriteTask task, String attemptId, TaskResult result, long bloomThreshold) {
+    FileIO io = DataFileIO.of(table.io());
+    FileFormat format = RewriteExecutor.dataFormat(table);
+    long inputRows = task.rewrite().stream().mapToLong(DataFileEntry::recordCount).sum();
+    if (result.rowsRead() != inputRows) {
+      refuse(
+          "it read %d rows, but the task's %d input file(s) hold %d",
+          result.rowsRead(), task.rewrite().size(), inputRows);
+    }
+    if (task.rewrite().isEmpty() && !result.dataFiles().isEmpty()) {
+      refuse("it wrote %d data file(s) for a task that rewrites none", result.dataFiles().size());
+    }
+    long written = 0;
+    for (DataFile file : result.dataFiles()) {
+      if (file.content() != FileContent.DATA) {
+        refuse("%s is listed as a data file but holds %s", file.location(), file.content());
+      }
+      DataFileEntry first = task.rewrite().get(0);
+      ownFile(table, io, file, attemptId, format, first.file().specId(), first.file().partition());
+      written += file.recordCount();
+    }
+
+    List<DataFileEntry> all = new ArrayList<>(task.rewrite());
+    all.addAll(task.convert());
+    TaskDeletes deletes = TaskDeletes.load(io, table.schema(), all, bloomThreshold);
+    Set<Integer> keyIds = new HashSet<>();
+    deletes.equality().forEach(s -> keyIds.addAll(s.fieldIds));
+    Schema keySchema = TypeUtil.select(table.schema(), keyIds);
+    List<Keys> keys = new ArrayList<>();
+    for (TaskDeletes.EqualitySet set : deletes.equality()) {
+      keys.add(Keys.of(keySchema, set.fieldIds));
+    }
+
+    long live = 0;
+    for (DataFileEntry entry : task.rewrite()) {
+      live += entry.recordCount() - deletedPositions(io, table, entry, deletes, keySchema, keys);
+    }
+    if (written != live
+        || result.rowsWritten() != live
+        || result.rowsDeleted() != inputRows - live) {
+      refuse(
+          "its files hold %d rows (it reports %d written, %d deleted), but the task's inputs have"
+              + " %d live rows of %d",
+          written, result.rowsWritten(), result.rowsDeleted(), live, inputRows);
+    }
+
+    Map<String, DataFileEntry> converted = new HashMap<>();
+    task.convert().forEach(e -> converted.put(e.path(), e));
+    Set<String> covered = new HashSet<>();
+    long positions = 0;
+    for (DeleteFile file : result.positionDeletes()) {
+      if (file.content() != FileContent.POSITION_DELETES) {
+        refuse(
+            "%s is listed as a position-delete file but holds %s", file.location(), file.content());
+      }
+      Map<String, List<Long>> rows = positionRows(io, file);
+      if (rows.size() != 1 || !converted.containsKey(rows.keySet().iterator().next())) {
+        refuse(
+            "position-delete file %s names %s, not one data file the task converts",
+            file.location(), rows.keySet());
+      }
+      String path = rows.keySet().iterator().next();
+      DataFileEntry entry = converted.get(path);
+      if (!covered.add(path)) {
+        refuse("two position-delete files name %s", path);
+      }
+      ownFile(table, io, file, attemptId, format, entry.file().specId(), entry.file().partition());
+      long[] got = rows.get(path).stream().mapToLong(Long::longValue).sorted().toArray();
+      long[] expected =
+          RewriteExecutor.deletedPositions(io, table, entry, deletes, keySchema, keys);
+      if (!Arrays.equals(got, expected)) {
+        refuse(
+            "position-delete file %s deletes %d position(s) of %s, its deletes remove %d"
+                + " (or other ones)",
+            file.location(), got.length, path, expected.length);
+      }
+      positions += got.length;
+    }
+    for (DataFileEntry entry : task.convert()) {
+      if (!covered.contains(entry.path())
+          && RewriteExecutor.deletedPositions(io, table, entry, deletes, keySchema, keys).length
+              > 0) {
+        refuse(
+            "no position-delete file for converted file %s, whose deletes remove rows",
+            entry.path());
+      }
+    }
+    if (result.positionsWritten() != positions) {
+      refuse(
+          "it reports %d positions written, its files hold %d",
+          result.positionsWritten(), positions);
+    }
+  }
+
+  /**
+   * True when {@code location} is one the attempt may have written: under the table's data location
+   * and named with the attempt id (the only files a refused result may have deleted).
+   */
+  public static boolean ownLocation(Table table, String location, String attemptId) {
+    return locationProblem(table, location, attemptId) == null;
+  }
+
+  private static String locationProblem(Table table, String location, String attemptId) {
+    String root = dataLocation(table);
+    if (location == null || !location.startsWith(root + "/")) {
+      return "is not under the table's data location " + root;
+    }
+    for (String segment : location.substring(root.length() + 1).split("/", -1)) {
+      if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
+        return "is not a plain path under the table's data location " + root;
+      }
+    }
+    String name = location.substring(location.lastIndexOf('/') + 1);
+    if (!name.contains("-" + attemptId + "-")) {
+      return "is not named with the attempt id " + attemptId;
+    }
+    return null;
+  }
+
+  /** Rows of a rewritten input its deletes remove, counted the way the rewrite decides them. */
+  private static long deletedPositions(
+      FileIO io,
+      Table table,
+      DataFileEntry entry,
+      TaskDeletes deletes,
+      Schema keySchema,
+      List<Keys> keys) {
+    if (!deletes.hasEqualityDeletes()) {
+      return Arrays.stream(deletes.positions(entry.path()))
+          .filter(p -> p >= 0 && p < entry.recordCount())
+          .count();
+    }
+    long[] deleted = {0};
+    RewriteExecutor.scanFile(
+        io,
+        keySchema,
+        table.specs().get(entry.file().specId()),
+        entry,
+        deletes,
+        keys,
+        (row, position, drop) -> {
+          if (drop) {
+            deleted[0]++;
+          }
+        });
+    return deleted[0];
+  }
+
+  private static void ownFile(
+      Table table,
+      FileIO io,
+      ContentFile<?> file,
+      String attemptId,
+      FileFormat format,
+      int specId,
+      StructLike partition) {
+    String problem = locationProblem(table, file.location(), attemptId);
+    if (problem != null) {
+      refuse("file %s %s", file.location(), problem);
+    }
+    if (file.format() != format
+        || !file.location()
+            .toLowerCase(Locale.ROOT)
+            .endsWith("." + format.name().toLowerCase(Locale.ROOT))) {
+      refuse("file %s is %s, the table writes %s", file.location(), file.format(), format);
+    }
+    PartitionSpec spec = table.specs().get(specId);
+    if (file.specId() != specId
+        || file.partition() == null
+        || Comparators.forType(spec.partitionType()).compare(file.partition(), partition) != 0) {
+      refuse(
+          "file %s is of spec %d partition %s, the task's is spec %d partition %s",
+          file.location(),
+          file.specId(),
+          file.partition(),
+          specId,
+          spec.partitionToPath(partition));
+    }
+    InputFile in = io.newInputFile(file.location());
+    if (!in.exists()) {
+      refuse("file %s does not exist", file.location());
+    }
+    if (in.getLength() != file.fileSizeInBytes()) {
+      refuse(
+          "file %s has %d bytes, it was reported with %d",
+          file.location(), in.getLength(), file.fileSizeInBytes());
+    }
+    long rows;
+    try {
+      rows =
+          switch (format) {
+            case PARQUET -> ParquetUtil.fileMetrics(in, MetricsConfig.getDefault()).recordCount();
+            case ORC -> OrcMetrics.fromInputFile(in).recordCount();
+            case AVRO -> Avro.rowCount(in);
+            default -> -1;
+          };
+    } catch (RuntimeException e) {
+      refuse("file %s cannot be read as %s: %s", file.location(), format, e.getMessage());
+      return;
+    }
+    if (rows != file.recordCount()) {
+      refuse(
+          "file %s holds %d rows, it was reported with %d",
+          file.location(), rows, file.recordCount());
+    }
+  }
+
+  private static Map<String, List<Long>> positionRows(FileIO io, DeleteFile file) {
+    Map<String, List<Long>> rows = new HashMap<>();
+    try (CloseableIterable<Record> records =
+        Readers.open(io, file, TaskDeletes.PATH_POS, Map.of())) {
+      for (Record row : records) {
+        rows.computeIfAbsent((String) row.get(0), p -> new ArrayList<>()).add((Long) row.get(1));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read position-delete file " + file.location(), e);
+    } catch (RuntimeException e) {
+      refuse("position-delete file %s cannot be read: %s", file.location(), e.getMessage());
+    }
+    return rows;
+  }
+
+  private static String dataLocation(Table table) {
+    String root =
+        table
+            .properties()
+            .getOrDefault(TableProperties.WRITE_DATA_LOCATION, table.location() + "/data");
+    while (root.endsWith("/")) {
+      root = root.substring(0, root.length() - 1);
+    }
+    return root;
+  }
+
+  private static void refuse(String format, Object... args) {
+    throw new RefusedException(String.format(Locale.ROOT, format, args));
+  }
+}
