@@ -7,6 +7,7 @@ import java.util.List;
  *
  * @param protocolVersion {@link WorkerProtocol#VERSION}
  * @param workerId from {@link RegisterResponse}
+ * @param workerSecret from {@link RegisterResponse}: proves the caller is that worker
  * @param attemptId from {@link TaskAssignment}
  * @param dataFiles new data files
  * @param deleteFiles new position-delete files
@@ -15,6 +16,7 @@ import java.util.List;
 public record CompleteRequest(
     int protocolVersion,
     String workerId,
+    String workerSecret,
     String attemptId,
     List<WireFile> dataFiles,
     List<WireFile> deleteFiles,
@@ -22,5 +24,26 @@ public record CompleteRequest(
   public CompleteRequest {
     dataFiles = List.copyOf(dataFiles);
     deleteFiles = List.copyOf(deleteFiles);
+  }
+
+  /** The same completion sent as the given worker (a Spark driver signs what an executor wrote). */
+  public CompleteRequest signedBy(String workerId, String workerSecret) {
+    return new CompleteRequest(
+        protocolVersion, workerId, workerSecret, attemptId, dataFiles, deleteFiles, counts);
+  }
+
+  @Override
+  public String toString() {
+    return "CompleteRequest[worker "
+        + workerId
+        + ", attempt "
+        + attemptId
+        + ", "
+        + dataFiles.size()
+        + " data file(s), "
+        + deleteFiles.size()
+        + " delete file(s), "
+        + counts
+        + "]";
   }
 }

@@ -5,7 +5,9 @@ package io.firn.core.protocol;
  *
  * @param protocolVersion {@link WorkerProtocol#VERSION}
  * @param workerId from {@link RegisterResponse}
+ * @param workerSecret from {@link RegisterResponse}: proves the caller is that worker
  * @param attemptId from {@link TaskAssignment}
  * @param reason for the operator: the exception and its message
  */
-public record FailRequest(int protocolVersion, String workerId, String attemptId, String reason) {}
+public record FailRequest(
+    int protocolVersion, String workerId, String workerSecret, String attemptId, String reason) {}

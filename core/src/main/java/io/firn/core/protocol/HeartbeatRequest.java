@@ -7,9 +7,11 @@ import java.util.List;
  *
  * @param protocolVersion {@link WorkerProtocol#VERSION}
  * @param workerId from {@link RegisterResponse}
+ * @param workerSecret from {@link RegisterResponse}: proves the caller is that worker
  * @param attemptIds the attempts the worker is running now
  */
-public record HeartbeatRequest(int protocolVersion, String workerId, List<String> attemptIds) {
+public record HeartbeatRequest(
+    int protocolVersion, String workerId, String workerSecret, List<String> attemptIds) {
   public HeartbeatRequest {
     attemptIds = List.copyOf(attemptIds);
   }

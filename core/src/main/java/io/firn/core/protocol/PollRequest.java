@@ -5,6 +5,8 @@ package io.firn.core.protocol;
  *
  * @param protocolVersion {@link WorkerProtocol#VERSION}
  * @param workerId from {@link RegisterResponse}
+ * @param workerSecret from {@link RegisterResponse}: proves the caller is that worker
  * @param waitMillis how long the server may hold the request when no task is ready (long poll)
  */
-public record PollRequest(int protocolVersion, String workerId, long waitMillis) {}
+public record PollRequest(
+    int protocolVersion, String workerId, String workerSecret, long waitMillis) {}

@@ -9,7 +9,7 @@ package io.firn.core.protocol;
  */
 public interface WorkerProtocol {
   /** The protocol version this build speaks; every message carries it. */
-  int VERSION = 1;
+  int VERSION = 2;
 
   /**
    * Registers a worker.

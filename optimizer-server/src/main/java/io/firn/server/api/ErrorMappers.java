@@ -4,6 +4,7 @@ import io.dropwizard.jersey.errors.ErrorMessage;
 import io.firn.core.protocol.ProtocolException;
 import io.firn.core.protocol.UnknownWorkerException;
 import io.firn.server.optimizing.UnknownTableException;
+import io.firn.server.optimizing.WorkerRefusedException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
@@ -17,6 +18,7 @@ public final class ErrorMappers {
   public static List<Object> all() {
     return List.of(
         new UnknownWorker(),
+        new RefusedWorker(),
         new Protocol(),
         new UnknownTable(),
         new IllegalState(),
@@ -34,6 +36,14 @@ public final class ErrorMappers {
   public static final class UnknownWorker implements ExceptionMapper<UnknownWorkerException> {
     @Override
     public Response toResponse(UnknownWorkerException e) {
+      return json(410, e.getMessage());
+    }
+  }
+
+  /** 410 as for an unknown worker: a message without its worker's secret; register again. */
+  public static final class RefusedWorker implements ExceptionMapper<WorkerRefusedException> {
+    @Override
+    public Response toResponse(WorkerRefusedException e) {
       return json(410, e.getMessage());
     }
   }

@@ -1,6 +1,7 @@
 package io.firn.server.optimizing;
 
 import io.dropwizard.lifecycle.Managed;
+import io.firn.core.io.DataFileIO;
 import io.firn.core.maintenance.DanglingDeleteReport;
 import io.firn.core.maintenance.MaintenanceSettings;
 import io.firn.core.maintenance.OrphanCleanupReport;
@@ -36,6 +37,7 @@ import io.firn.server.policy.PolicyDecisions;
 import io.firn.server.policy.PolicyRegistry;
 import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.commit.Committer;
+import io.firn.worker.executor.ResultCheck;
 import io.firn.worker.executor.RewriteExecutor;
 import io.firn.worker.executor.TaskResult;
 import io.firn.worker.local.LocalOptimizer;
@@ -65,7 +67,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.io.FileIO;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -530,9 +534,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   @Override
   public RegisterResponse register(RegisterRequest request) {
     WorkerProtocol.checkVersion(request.protocolVersion(), "register");
-    require(request.name() != null && !request.name().isBlank(), "register: name is missing");
-    require(request.slots() >= 1, "register: slots = " + request.slots() + ", must be >= 1");
-    require(request.engine() != null, "register: engine is missing");
+    WorkerLimits.checkRegistration(request);
     String group = request.group() == null ? DEFAULT_GROUP : request.group();
     Instant now = clock.instant();
     WorkerState worker =
@@ -543,6 +545,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
             request.slots(),
             request.engine(),
             request.engineVersion() == null ? "unknown" : request.engineVersion(),
+            WorkerLimits.newSecret(),
             now);
     lock.lock();
     try {
@@ -563,6 +566,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     return new RegisterResponse(
         VERSION,
         worker.id,
+        worker.secret,
         catalogs.settings(),
         config.getLease().toMilliseconds(),
         config.getHeartbeatInterval().toMilliseconds());
@@ -578,7 +582,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     lock.lock();
     try {
       while (true) {
-        WorkerState worker = worker(request.workerId());
+        WorkerState worker = worker(request.workerId(), request.workerSecret(), "poll");
         worker.lastSeen = clock.instant();
         TaskState task = nextTask(worker.group);
         if (task != null) {
@@ -603,13 +607,13 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     WorkerProtocol.checkVersion(request.protocolVersion(), "heartbeat");
     lock.lock();
     try {
-      WorkerState worker = worker(request.workerId());
+      WorkerState worker = worker(request.workerId(), request.workerSecret(), "heartbeat");
       Instant now = clock.instant();
       worker.lastSeen = now;
       List<String> abandon = new ArrayList<>();
       for (String attemptId : request.attemptIds()) {
         TaskState task = attempts.get(attemptId);
-        if (task == null || !task.isCurrentLease(attemptId)) {
+        if (task == null || !task.isCurrentLease(attemptId) || !worker.id.equals(task.workerId)) {
           abandon.add(attemptId);
         } else {
           task.leaseExpires = now.plus(config.getLease().toJavaDuration());
@@ -626,9 +630,15 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     WorkerProtocol.checkVersion(request.protocolVersion(), "complete");
     require(request.attemptId() != null, "complete: attemptId is missing");
     TaskState task;
+    WorkerState worker;
     lock.lock();
     try {
+      worker = worker(request.workerId(), request.workerSecret(), "complete");
       task = attempt(request.attemptId());
+      String foreign = foreignLease(task, worker, request.attemptId(), "complete");
+      if (foreign != null) {
+        return Ack.rejected(foreign);
+      }
       if (task != null
           && task.status == TaskStatus.SUCCEEDED
           && request.attemptId().equals(task.attemptId)) {
@@ -648,15 +658,27 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     try {
       result = ResultCodec.decode(request, task.task.id());
     } catch (ProtocolException e) {
-      fail(new FailRequest(VERSION, request.workerId(), request.attemptId(), e.getMessage()));
+      fail(
+          new FailRequest(
+              VERSION,
+              request.workerId(),
+              request.workerSecret(),
+              request.attemptId(),
+              e.getMessage()));
       throw e;
     }
+    // Checked against the lease and the table, outside the lock: it reads files.
+    String refused = check(task, worker, request.attemptId(), result);
     lock.lock();
     try {
       String stale = staleness(task, request.attemptId());
       if (stale != null) {
         tasksCounter("rejected").increment();
         return Ack.rejected(stale);
+      }
+      if (refused != null) {
+        attemptFailed(task, refused);
+        return Ack.rejected(refused);
       }
       Instant now = clock.instant();
       task.status = TaskStatus.SUCCEEDED;
@@ -683,9 +705,15 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   @Override
   public Ack fail(FailRequest request) {
     WorkerProtocol.checkVersion(request.protocolVersion(), "fail");
+    require(request.attemptId() != null, "fail: attemptId is missing");
     lock.lock();
     try {
+      WorkerState worker = worker(request.workerId(), request.workerSecret(), "fail");
       TaskState task = attempt(request.attemptId());
+      String foreign = foreignLease(task, worker, request.attemptId(), "fail");
+      if (foreign != null) {
+        return Ack.rejected(foreign);
+      }
       String stale = staleness(task, request.attemptId());
       if (stale != null) {
         return Ack.rejected(stale);
@@ -697,18 +725,104 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     }
   }
 
+  /**
+   * Null when a handed-in result matches its lease and the table ({@link ResultCheck}); else why it
+   * is refused, after deleting the files of it that are the attempt's own. Not under the lock.
+   */
+  private String check(TaskState task, WorkerState worker, String attemptId, TaskResult result) {
+    Table table = task.process.iceberg;
+    try {
+      ResultCheck.verify(table, task.task, attemptId, result, task.assignment.bloomThreshold());
+      return null;
+    } catch (ResultCheck.RefusedException e) {
+      tasksCounter("refused").increment();
+      LOG.warn(
+          "{}: refused the result of attempt {} from worker {} ({}): {}; nothing of it is"
+              + " committed, the task is retried",
+          table.name(),
+          attemptId,
+          worker.id,
+          worker.name,
+          e.getMessage());
+      FileIO io = DataFileIO.of(table.io());
+      List<ContentFile<?>> files = new ArrayList<>(result.dataFiles());
+      files.addAll(result.positionDeletes());
+      for (ContentFile<?> file : files) {
+        if (ResultCheck.ownLocation(table, file.location(), attemptId)) {
+          try {
+            io.deleteFile(file.location());
+          } catch (RuntimeException ignored) {
+            // Best effort: orphan cleanup removes what is left.
+          }
+        }
+      }
+      return "the result of attempt "
+          + attemptId
+          + " from worker "
+          + worker.id
+          + " was refused: "
+          + e.getMessage();
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "{}: cannot check the result of attempt {} ({}); the task is retried",
+          table.name(),
+          attemptId,
+          e.toString());
+      return "the result of attempt " + attemptId + " could not be checked: " + e.getMessage();
+    }
+  }
+
   /** The task of a live or past attempt, or null. Under the lock. */
   private TaskState attempt(String attemptId) {
     TaskState task = attempts.get(attemptId);
     return task != null ? task : pastAttempts.get(attemptId);
   }
 
-  private WorkerState worker(String workerId) {
+  /**
+   * The registered worker that sent a message, proven by its secret. Under the lock.
+   *
+   * @throws UnknownWorkerException when no such worker is registered (it registers again)
+   * @throws WorkerRefusedException when the secret does not match: a forged message
+   */
+  private WorkerState worker(String workerId, String secret, String call) {
     WorkerState worker = workerId == null ? null : workers.get(workerId);
     if (worker == null) {
       throw new UnknownWorkerException(String.valueOf(workerId));
     }
+    if (!WorkerLimits.sameSecret(worker.secret, secret)) {
+      tasksCounter("refused").increment();
+      LOG.warn(
+          "refused a {} message for worker {} ({}): its worker secret does not match (a forged"
+              + " message from a holder of the worker token, or a worker that lost its"
+              + " registration)",
+          call,
+          worker.id,
+          worker.name);
+      throw new WorkerRefusedException(
+          call + ": the worker secret of " + worker.id + " does not match; register again");
+    }
     return worker;
+  }
+
+  /**
+   * Null when {@code attemptId} is unknown or leased to {@code worker}; else why a worker may not
+   * act on another worker's lease. Under the lock.
+   */
+  private String foreignLease(TaskState task, WorkerState worker, String attemptId, String call) {
+    if (task == null || !attemptId.equals(task.attemptId) || worker.id.equals(task.workerId)) {
+      return null;
+    }
+    tasksCounter("refused").increment();
+    WorkerState holder = workers.get(task.workerId);
+    LOG.warn(
+        "refused {} of attempt {} from worker {} ({}): the attempt is leased to worker {} ({})",
+        call,
+        attemptId,
+        worker.id,
+        worker.name,
+        task.workerId,
+        holder == null ? "no longer registered" : holder.name);
+    return "attempt " + attemptId + " is not leased to worker " + worker.id;
   }
 
   /** Null when {@code attemptId} is the live lease of {@code task}, else why not. */
@@ -2077,6 +2191,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     final int slots;
     final String engine;
     final String engineVersion;
+    final String secret;
     final Instant registered;
     Instant lastSeen;
 
@@ -2087,7 +2202,9 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
         int slots,
         String engine,
         String engineVersion,
+        String secret,
         Instant now) {
+      this.secret = secret;
       this.id = id;
       this.name = name;
       this.group = group;

@@ -22,11 +22,15 @@ import io.firn.testkit.RowSets;
 import io.firn.worker.executor.RewriteExecutor;
 import io.firn.worker.executor.TaskResult;
 import io.firn.worker.remote.ResultCodec;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,7 +66,10 @@ class ProtocolTest {
               server
                   .heartbeat(
                       new HeartbeatRequest(
-                          1, worker.workerId(), List.of(first.attemptId(), "p-t9-a1")))
+                          WorkerProtocol.VERSION,
+                          worker.workerId(),
+                          worker.workerSecret(),
+                          List.of(first.attemptId(), "p-t9-a1")))
                   .abandon())
           .containsExactly("p-t9-a1");
       harness.clock.advance(java.time.Duration.ofSeconds(8));
@@ -80,7 +87,9 @@ class ProtocolTest {
       Table table = harness.table("orders");
       TaskResult stale = run(table, first);
       Ack rejected =
-          server.complete(ResultCodec.encode(worker.workerId(), first.attemptId(), table, stale));
+          server.complete(
+              ResultCodec.encode(
+                  worker.workerId(), worker.workerSecret(), first.attemptId(), table, stale));
       assertThat(rejected.accepted()).isFalse();
       assertThat(rejected.message())
           .isEqualTo(
@@ -91,12 +100,20 @@ class ProtocolTest {
 
       TaskResult live = run(table, second);
       Ack accepted =
-          server.complete(ResultCodec.encode(worker.workerId(), second.attemptId(), table, live));
+          server.complete(
+              ResultCodec.encode(
+                  worker.workerId(), worker.workerSecret(), second.attemptId(), table, live));
       assertThat(accepted.accepted()).isTrue();
       // A completion whose answer was lost is repeated: accepted again, committed once.
       assertThat(
               server
-                  .complete(ResultCodec.encode(worker.workerId(), second.attemptId(), table, live))
+                  .complete(
+                      ResultCodec.encode(
+                          worker.workerId(),
+                          worker.workerSecret(),
+                          second.attemptId(),
+                          table,
+                          live))
                   .accepted())
           .isTrue();
       await()
@@ -106,6 +123,236 @@ class ProtocolTest {
       assertThat(harness.store.tasks(first.processId()).get(0))
           .extracting(TaskRecord::status, TaskRecord::attempts, TaskRecord::attemptId)
           .containsExactly("committed", 2, second.attemptId());
+    }
+  }
+
+  @Test
+  void aWorkerCannotHandInFailOrKeepAliveALeaseItDoesNotHold() throws Exception {
+    try (ServiceHarness harness =
+        new ServiceHarness(dir, POLICY, T0, c -> c.setLease(Duration.seconds(10)))) {
+      Map<String, Long> before = RowSets.read(harness.generate("orders", ONE_PARTITION).table());
+      harness.evaluate("orders");
+      WorkerProtocol server = harness.service;
+      RegisterResponse holder = register(server);
+      harness.service.tick();
+      TaskAssignment leased = poll(server, holder);
+      // Another holder of the worker token: attempt ids are guessable and worker ids are public.
+      RegisterResponse other = register(server);
+      Table table = harness.table("orders");
+      TaskResult real = run(table, leased);
+      // Every row "deleted", nothing written: the row arithmetic alone would accept it.
+      TaskResult emptied =
+          new TaskResult(
+              real.taskId(),
+              List.of(),
+              List.of(),
+              real.rowsRead(),
+              real.rowsRead(),
+              0,
+              0,
+              real.bytesRead(),
+              0,
+              0,
+              0,
+              1);
+
+      assertThatThrownBy(
+              () ->
+                  server.complete(
+                      ResultCodec.encode(
+                          holder.workerId(), "guessed", leased.attemptId(), table, emptied)))
+          .as("the holder's id without its secret")
+          .isInstanceOf(WorkerRefusedException.class)
+          .hasMessage(
+              "complete: the worker secret of "
+                  + holder.workerId()
+                  + " does not match; register again");
+      assertThatThrownBy(
+              () ->
+                  server.complete(
+                      ResultCodec.encode(holder.workerId(), null, leased.attemptId(), table, real)))
+          .isInstanceOf(WorkerRefusedException.class);
+      String notYours =
+          "attempt " + leased.attemptId() + " is not leased to worker " + other.workerId();
+      assertThat(
+              server.complete(
+                  ResultCodec.encode(
+                      other.workerId(), other.workerSecret(), leased.attemptId(), table, emptied)))
+          .isEqualTo(Ack.rejected(notYours));
+      assertThat(
+              server.fail(
+                  new FailRequest(
+                      WorkerProtocol.VERSION,
+                      other.workerId(),
+                      other.workerSecret(),
+                      leased.attemptId(),
+                      "forged")))
+          .isEqualTo(Ack.rejected(notYours));
+      assertThat(
+              server
+                  .heartbeat(
+                      new HeartbeatRequest(
+                          WorkerProtocol.VERSION,
+                          other.workerId(),
+                          other.workerSecret(),
+                          List.of(leased.attemptId())))
+                  .abandon())
+          .as("another worker's lease is not extended")
+          .containsExactly(leased.attemptId());
+      assertThat(harness.store.tasks(leased.processId()).get(0))
+          .extracting(TaskRecord::status, TaskRecord::attempts, TaskRecord::workerId)
+          .containsExactly("leased", 1, holder.workerId());
+
+      assertThat(
+              server
+                  .complete(
+                      ResultCodec.encode(
+                          holder.workerId(),
+                          holder.workerSecret(),
+                          leased.attemptId(),
+                          table,
+                          real))
+                  .accepted())
+          .isTrue();
+      await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> harness.store.process(leased.processId()).status().equals("succeeded"));
+      assertThat(RowSets.read(harness.table("orders"))).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void resultsThatDoNotMatchTheirLeaseAreRefusedAndTheTaskIsRedone() throws Exception {
+    try (ServiceHarness harness =
+        new ServiceHarness(
+            dir,
+            POLICY,
+            T0,
+            c -> {
+              c.setLease(Duration.seconds(10));
+              c.setMaxAttempts(10);
+            })) {
+      Map<String, Long> before = RowSets.read(harness.generate("orders", ONE_PARTITION).table());
+      harness.evaluate("orders");
+      WorkerProtocol server = harness.service;
+      RegisterResponse worker = register(server);
+      harness.service.tick();
+      Table table = harness.table("orders");
+      Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+      Map<String, java.util.function.Function<TaskResult, TaskResult>> forgeries =
+          new LinkedHashMap<>();
+      forgeries.put("its files hold 0 rows", real -> result(real, List.of(), 0, real.rowsRead()));
+      forgeries.put(
+          "is not under the table's data location",
+          real -> {
+            DataFile file = real.dataFiles().get(0);
+            Path outside = elsewhere.resolve(Path.of(file.location()).getFileName());
+            copy(file.location(), outside);
+            return result(
+                real,
+                List.of(moved(table, file, outside.toString())),
+                real.rowsWritten(),
+                real.rowsDeleted());
+          });
+      forgeries.put(
+          "does not exist",
+          real -> {
+            DataFile file = real.dataFiles().get(0);
+            String missing = file.location().replace(".parquet", "-missing.parquet");
+            return result(
+                real, List.of(moved(table, file, missing)), real.rowsWritten(), real.rowsDeleted());
+          });
+      forgeries.put(
+          "rows, it was reported with",
+          real -> {
+            DataFile file = real.dataFiles().get(0);
+            DataFile inflated =
+                DataFiles.builder(table.specs().get(file.specId()))
+                    .copy(file)
+                    .withRecordCount(file.recordCount() + 5)
+                    .build();
+            return result(real, List.of(inflated), real.rowsWritten() + 5, real.rowsDeleted() - 5);
+          });
+      int attempt = 0;
+      for (Map.Entry<String, java.util.function.Function<TaskResult, TaskResult>> forgery :
+          forgeries.entrySet()) {
+        attempt++;
+        TaskAssignment leased = poll(server, worker);
+        assertThat(leased.attemptId()).endsWith("-a" + attempt);
+        TaskResult forged = forgery.getValue().apply(run(table, leased));
+        Ack refused =
+            server.complete(
+                ResultCodec.encode(
+                    worker.workerId(), worker.workerSecret(), leased.attemptId(), table, forged));
+        assertThat(refused.accepted()).as(forgery.getKey()).isFalse();
+        assertThat(refused.message())
+            .startsWith(
+                "the result of attempt "
+                    + leased.attemptId()
+                    + " from worker "
+                    + worker.workerId()
+                    + " was refused: ")
+            .contains(forgery.getKey());
+        assertThat(harness.store.tasks(leased.processId()).get(0))
+            .extracting(TaskRecord::status, TaskRecord::attempts)
+            .containsExactly("pending", attempt);
+        assertThat(table.currentSnapshot().snapshotId())
+            .as("nothing committed")
+            .isEqualTo(harness.table("orders").currentSnapshot().snapshotId());
+        harness.clock.advance(java.time.Duration.ofMinutes(10));
+      }
+      assertThat(Files.list(elsewhere))
+          .as("a file outside the table named by a refused result is never deleted")
+          .hasSize(1);
+
+      TaskAssignment honest = poll(server, worker);
+      assertThat(
+              server
+                  .complete(
+                      ResultCodec.encode(
+                          worker.workerId(),
+                          worker.workerSecret(),
+                          honest.attemptId(),
+                          table,
+                          run(table, honest)))
+                  .accepted())
+          .isTrue();
+      await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> harness.store.process(honest.processId()).status().equals("succeeded"));
+      assertThat(RowSets.read(harness.table("orders"))).isEqualTo(before);
+    }
+  }
+
+  private static TaskResult result(
+      TaskResult real, List<DataFile> files, long rowsWritten, long rowsDeleted) {
+    return new TaskResult(
+        real.taskId(),
+        files,
+        real.positionDeletes(),
+        real.rowsRead(),
+        rowsDeleted,
+        rowsWritten,
+        real.positionsWritten(),
+        real.bytesRead(),
+        real.bytesWritten(),
+        real.equalityDeleteRecordsRead(),
+        real.equalityDeleteKeysHeld(),
+        real.nanos());
+  }
+
+  private static DataFile moved(Table table, DataFile file, String location) {
+    return DataFiles.builder(table.specs().get(file.specId()))
+        .copy(file)
+        .withPath(location)
+        .build();
+  }
+
+  private static void copy(String location, Path target) {
+    try {
+      Files.copy(Path.of(location.replaceFirst("^file:", "")), target);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
@@ -128,12 +375,24 @@ class ProtocolTest {
       TaskAssignment first = poll(server, worker);
       assertThat(
               server
-                  .fail(new FailRequest(1, worker.workerId(), first.attemptId(), "disk full"))
+                  .fail(
+                      new FailRequest(
+                          WorkerProtocol.VERSION,
+                          worker.workerId(),
+                          worker.workerSecret(),
+                          first.attemptId(),
+                          "disk full"))
                   .accepted())
           .isTrue();
       harness.clock.advance(java.time.Duration.ofSeconds(1));
       TaskAssignment second = poll(server, worker);
-      server.fail(new FailRequest(1, worker.workerId(), second.attemptId(), "disk full again"));
+      server.fail(
+          new FailRequest(
+              WorkerProtocol.VERSION,
+              worker.workerId(),
+              worker.workerSecret(),
+              second.attemptId(),
+              "disk full again"));
 
       await()
           .atMost(10, TimeUnit.SECONDS)
@@ -148,7 +407,13 @@ class ProtocolTest {
       // A stale failure report changes nothing.
       assertThat(
               server
-                  .fail(new FailRequest(1, worker.workerId(), first.attemptId(), "late"))
+                  .fail(
+                      new FailRequest(
+                          WorkerProtocol.VERSION,
+                          worker.workerId(),
+                          worker.workerSecret(),
+                          first.attemptId(),
+                          "late"))
                   .accepted())
           .isFalse();
 
@@ -162,27 +427,50 @@ class ProtocolTest {
   void badMessagesAreRefusedWithTheFieldAndRule() throws Exception {
     try (ServiceHarness harness = new ServiceHarness(dir, POLICY, T0)) {
       WorkerProtocol server = harness.service;
-      assertThatThrownBy(() -> server.register(new RegisterRequest(2, "w", "g", 1, "local", "1")))
+      assertThatThrownBy(() -> server.register(new RegisterRequest(99, "w", "g", 1, "local", "1")))
           .isInstanceOf(ProtocolException.class)
           .hasMessage(
-              "register: protocol version 2 is not supported; this build speaks version 1"
+              "register: protocol version 99 is not supported; this build speaks version 2"
                   + " (upgrade the server and workers together)");
-      assertThatThrownBy(() -> server.register(new RegisterRequest(1, "w", "g", 0, "local", "1")))
-          .hasMessage("register: slots = 0, must be >= 1");
-      assertThatThrownBy(() -> server.register(new RegisterRequest(1, " ", "g", 1, "local", "1")))
+      assertThatThrownBy(
+              () ->
+                  server.register(
+                      new RegisterRequest(WorkerProtocol.VERSION, "w", "g", 0, "local", "1")))
+          .hasMessage("register: slots = 0, must be between 1 and 4096");
+      assertThatThrownBy(
+              () ->
+                  server.register(
+                      new RegisterRequest(WorkerProtocol.VERSION, " ", "g", 1, "local", "1")))
           .hasMessage("register: name is missing");
-      assertThatThrownBy(() -> server.poll(new PollRequest(1, "w-nope", 0)))
+      String longName = "w".repeat(256);
+      assertThatThrownBy(
+              () ->
+                  server.register(
+                      new RegisterRequest(WorkerProtocol.VERSION, longName, "g", 1, "local", "1")))
+          .hasMessage("register: name is 256 characters long, at most 255 are allowed");
+      assertThatThrownBy(
+              () ->
+                  server.register(
+                      new RegisterRequest(WorkerProtocol.VERSION, "w\n", "g", 1, "local", "1")))
+          .hasMessage("register: name contains a control character");
+      assertThat(harness.service.workers()).as("no refused worker is registered").isEmpty();
+      assertThatThrownBy(
+              () -> server.poll(new PollRequest(WorkerProtocol.VERSION, "w-nope", "s", 0)))
           .isInstanceOf(UnknownWorkerException.class)
           .hasMessage("unknown worker 'w-nope': register again (expired or the server restarted)");
     }
   }
 
   private static RegisterResponse register(WorkerProtocol server) {
-    return server.register(new RegisterRequest(1, "test", "default", 1, "local", "test"));
+    return server.register(
+        new RegisterRequest(WorkerProtocol.VERSION, "test", "default", 1, "local", "test"));
   }
 
   private static TaskAssignment poll(WorkerProtocol server, RegisterResponse worker) {
-    PollResponse response = server.poll(new PollRequest(1, worker.workerId(), 5_000));
+    PollResponse response =
+        server.poll(
+            new PollRequest(
+                WorkerProtocol.VERSION, worker.workerId(), worker.workerSecret(), 5_000));
     assertThat(response.task()).as("a task is leased").isNotNull();
     return response.task();
   }

@@ -20,7 +20,7 @@ public final class ResultCodec {
   private ResultCodec() {}
 
   public static CompleteRequest encode(
-      String workerId, String attemptId, Table table, TaskResult result) {
+      String workerId, String workerSecret, String attemptId, Table table, TaskResult result) {
     List<WireFile> data = new ArrayList<>();
     for (DataFile file : result.dataFiles()) {
       data.add(FileCodec.encode(file, table.schema(), spec(table, file)));
@@ -32,6 +32,7 @@ public final class ResultCodec {
     return new CompleteRequest(
         WorkerProtocol.VERSION,
         workerId,
+        workerSecret,
         attemptId,
         data,
         deletes,

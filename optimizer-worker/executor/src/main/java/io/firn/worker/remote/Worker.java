@@ -148,7 +148,10 @@ public final class Worker implements AutoCloseable {
         PollResponse response =
             server.poll(
                 new PollRequest(
-                    WorkerProtocol.VERSION, session.workerId(), settings.pollWait().toMillis()));
+                    WorkerProtocol.VERSION,
+                    session.workerId(),
+                    session.workerSecret(),
+                    settings.pollWait().toMillis()));
         backoff = 0;
         if (response.task() != null) {
           run(session, response.task());
@@ -225,7 +228,11 @@ public final class Worker implements AutoCloseable {
       try {
         server.fail(
             new FailRequest(
-                WorkerProtocol.VERSION, session.workerId(), assignment.attemptId(), e.toString()));
+                WorkerProtocol.VERSION,
+                session.workerId(),
+                session.workerSecret(),
+                assignment.attemptId(),
+                e.toString()));
       } catch (RuntimeException reportFailed) {
         // The lease expires and the server retries the task anyway.
         LOG.warn("cannot report the failure of {}: {}", assignment.attemptId(), reportFailed);
@@ -239,7 +246,8 @@ public final class Worker implements AutoCloseable {
         return;
       }
       CompleteRequest request =
-          ResultCodec.encode(session.workerId(), assignment.attemptId(), table, result);
+          ResultCodec.encode(
+              session.workerId(), session.workerSecret(), assignment.attemptId(), table, result);
       Ack ack = complete(request);
       if (ack == null) {
         LOG.error(
@@ -301,7 +309,10 @@ public final class Worker implements AutoCloseable {
       HeartbeatResponse response =
           server.heartbeat(
               new HeartbeatRequest(
-                  WorkerProtocol.VERSION, session.workerId(), List.copyOf(running.keySet())));
+                  WorkerProtocol.VERSION,
+                  session.workerId(),
+                  session.workerSecret(),
+                  List.copyOf(running.keySet())));
       for (String attempt : response.abandon()) {
         AtomicBoolean flag = running.get(attempt);
         if (flag != null && !flag.getAndSet(true)) {

@@ -596,7 +596,8 @@ final class History implements AutoCloseable {
         TaskResult result =
             new RewriteExecutor(received.bloomThreshold())
                 .execute(workerTable, decoded, received.attemptId());
-        CompleteRequest sent = ResultCodec.encode("worker-1", attempt, workerTable, result);
+        CompleteRequest sent =
+            ResultCodec.encode("worker-1", "secret-1", attempt, workerTable, result);
         CompleteRequest arrived =
             JSON.readValue(JSON.writeValueAsString(sent), CompleteRequest.class);
         results.add(ResultCodec.decode(arrived, task.id()));

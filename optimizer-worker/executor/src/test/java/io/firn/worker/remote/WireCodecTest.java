@@ -91,7 +91,7 @@ class WireCodecTest {
               .execute(table, decoded, "p-a1");
       CompleteRequest completion =
           JSON.readValue(
-              JSON.writeValueAsString(ResultCodec.encode("w", "p-a1", table, result)),
+              JSON.writeValueAsString(ResultCodec.encode("w", "s", "p-a1", table, result)),
               CompleteRequest.class);
       TaskResult back = ResultCodec.decode(completion, task.id());
       assertThat(back.dataFiles())

@@ -101,9 +101,9 @@ class WorkerOptionsTest {
     GatedProtocol gate =
         new GatedProtocol(new RecordingServer(calls), r -> accepted.add(r.attemptId()));
     CompleteRequest done =
-        new CompleteRequest(WorkerProtocol.VERSION, "w", "a1", List.of(), List.of(), null);
+        new CompleteRequest(WorkerProtocol.VERSION, "w", "s", "a1", List.of(), List.of(), null);
     assertThat(gate.complete(done).accepted()).isTrue();
-    gate.poll(new PollRequest(WorkerProtocol.VERSION, "w", 0));
+    gate.poll(new PollRequest(WorkerProtocol.VERSION, "w", "s", 0));
     gate.close();
     Ack late = gate.complete(done);
     assertThat(late.accepted()).isFalse();
@@ -111,8 +111,8 @@ class WorkerOptionsTest {
         .isEqualTo(
             "the Flink subtask ended before attempt a1 was handed in; its lease expires and the"
                 + " server redoes the task");
-    assertThat(gate.poll(new PollRequest(WorkerProtocol.VERSION, "w", 0)).task()).isNull();
-    gate.fail(new FailRequest(WorkerProtocol.VERSION, "w", "a2", "boom"));
+    assertThat(gate.poll(new PollRequest(WorkerProtocol.VERSION, "w", "s", 0)).task()).isNull();
+    gate.fail(new FailRequest(WorkerProtocol.VERSION, "w", "s", "a2", "boom"));
     assertThat(calls).containsExactly("complete a1", "poll", "fail a2");
     assertThat(accepted).containsExactly("a1");
   }
@@ -122,7 +122,7 @@ class WorkerOptionsTest {
     List<String> calls = new ArrayList<>();
     GatedProtocol gate = new GatedProtocol(new RecordingServer(calls), r -> {});
     CompleteRequest done =
-        new CompleteRequest(WorkerProtocol.VERSION, "w", "a1", List.of(), List.of(), null);
+        new CompleteRequest(WorkerProtocol.VERSION, "w", "s", "a1", List.of(), List.of(), null);
     gate.closeAfter(Duration.ofHours(1));
     assertThat(gate.complete(done).accepted()).isTrue();
     gate.closeAfter(Duration.ZERO);

@@ -57,7 +57,7 @@ final class RewriteFunction implements Function<String, TaskOutcome> {
               .execute(table, task, assignment.attemptId());
       return new TaskOutcome(
           JSON.writeValueAsString(
-              ResultCodec.encode(workerId, assignment.attemptId(), table, result)),
+              ResultCodec.encode(workerId, null, assignment.attemptId(), table, result)),
           null);
     } catch (JsonProcessingException | RuntimeException e) {
       return new TaskOutcome(null, e.toString());

@@ -174,7 +174,10 @@ public final class SparkWorker implements AutoCloseable {
         PollResponse response =
             server.poll(
                 new PollRequest(
-                    WorkerProtocol.VERSION, session.workerId(), options.pollWait().toMillis()));
+                    WorkerProtocol.VERSION,
+                    session.workerId(),
+                    session.workerSecret(),
+                    options.pollWait().toMillis()));
         backoff = 0;
         if (response.task() != null) {
           run(session, response.task());
@@ -259,7 +262,9 @@ public final class SparkWorker implements AutoCloseable {
         fail(session, attempt, outcome.failure());
         return;
       }
-      CompleteRequest request = read(outcome.complete());
+      // The executor never sees the worker secret; the driver signs the completion.
+      CompleteRequest request =
+          read(outcome.complete()).signedBy(session.workerId(), session.workerSecret());
       if (abandon.get() || handInClosed.get()) {
         drop(session, assignment, request, "the attempt was abandoned or the worker stopped");
         return;
@@ -312,7 +317,9 @@ public final class SparkWorker implements AutoCloseable {
       return;
     }
     try {
-      server.fail(new FailRequest(WorkerProtocol.VERSION, session.workerId(), attempt, reason));
+      server.fail(
+          new FailRequest(
+              WorkerProtocol.VERSION, session.workerId(), session.workerSecret(), attempt, reason));
     } catch (RuntimeException e) {
       // The lease expires and the server retries the task anyway.
       LOG.warn("cannot report the failure of {}: {}", attempt, e.toString());
@@ -379,7 +386,10 @@ public final class SparkWorker implements AutoCloseable {
       HeartbeatResponse response =
           server.heartbeat(
               new HeartbeatRequest(
-                  WorkerProtocol.VERSION, session.workerId(), List.copyOf(running.keySet())));
+                  WorkerProtocol.VERSION,
+                  session.workerId(),
+                  session.workerSecret(),
+                  List.copyOf(running.keySet())));
       for (String attempt : response.abandon()) {
         AtomicBoolean flag = running.get(attempt);
         if (flag != null && !flag.getAndSet(true)) {
