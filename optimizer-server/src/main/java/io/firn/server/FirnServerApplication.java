@@ -12,9 +12,12 @@ import io.firn.core.maintenance.InvalidMaintenanceSettingsException;
 import io.firn.core.maintenance.MaintenanceSettings;
 import io.firn.core.policy.PolicyFile;
 import io.firn.core.policy.PolicyParser;
+import io.firn.server.api.AdminGuard;
 import io.firn.server.api.ErrorMappers;
+import io.firn.server.api.JsonErrorHandler;
 import io.firn.server.api.PoliciesResource;
 import io.firn.server.api.ProcessesResource;
+import io.firn.server.api.RequestGuard;
 import io.firn.server.api.TablesResource;
 import io.firn.server.api.Tokens;
 import io.firn.server.api.WorkerProtocolResource;
@@ -30,8 +33,10 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import jakarta.servlet.DispatcherType;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -182,8 +187,18 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
     environment
         .jersey()
         .register(new PoliciesResource(policies, policyRegistry, optimizing, Clock.systemUTC()));
+    environment.jersey().register(new RequestGuard(tokens));
+    environment.getApplicationContext().setErrorHandler(new JsonErrorHandler());
+    environment
+        .lifecycle()
+        .addServerLifecycleListener(s -> s.setErrorHandler(new JsonErrorHandler()));
     environment.jersey().register(new WorkerProtocolResource(optimizing, tokens));
     ErrorMappers.all().forEach(environment.jersey()::register);
+    // Dropwizard's admin tasks and thread dumps need the admin token; metrics and probes do not.
+    environment
+        .admin()
+        .addFilter("firn-admin-guard", new AdminGuard(tokens))
+        .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
     // An exact mapping wins over Dropwizard's own admin servlet on /*.
     environment
         .admin()

@@ -137,6 +137,91 @@ class FirnServerApplicationTest {
     assertThat(check.exitValue()).as("promtool check metrics: %s", output).isZero();
   }
 
+  @Test
+  void theAdminConnectorServesMetricsAndProbesToAnyoneAndItsTasksOnlyWithTheAdminToken() {
+    String admin = "http://localhost:" + APP.getAdminPort();
+    for (String open : List.of("/metrics", "/ping", "/healthcheck")) {
+      assertThat(call(admin + open, "GET", null, null).status()).as(open).isEqualTo(200);
+    }
+    for (String path : List.of("/tasks/gc", "/tasks/log-level?logger=io.firn&level=INFO")) {
+      Call refused = call(admin + path, "POST", null, "");
+      assertThat(refused.status()).as(path).isEqualTo(401);
+      assertThat(refused.body())
+          .as(path)
+          .contains("admin endpoints need the header 'Authorization: Bearer <auth.adminToken>'");
+      assertThat(call(admin + path, "POST", "wrong", "").status()).as(path).isEqualTo(401);
+    }
+    assertThat(call(admin + "/threads", "GET", null, null).status()).isEqualTo(401);
+    assertThat(call(admin + "/", "GET", null, null).status()).isEqualTo(401);
+    assertThat(call(admin + "/metrics", "POST", null, "").status()).isEqualTo(401);
+    assertThat(call(admin + "/tasks/gc", "POST", "test-admin-token", "").status()).isEqualTo(200);
+    assertThat(call(admin + "/threads", "GET", "test-admin-token", null).status()).isEqualTo(200);
+  }
+
+  @Test
+  void hostileRequestsGetAClearJsonErrorAndChangeNothing() {
+    String api = "http://localhost:" + APP.getLocalPort() + "/api/v1";
+    // The token is checked before the body is read: garbage without a token is a 401, not a 400.
+    Call noToken = call(api + "/worker/register", "POST", null, "{not json");
+    assertThat(noToken.status()).isEqualTo(401);
+    assertThat(noToken.body()).contains("worker endpoints need the header");
+
+    Call garbage = call(api + "/worker/register", "POST", "test-worker-token", "{not json");
+    assertThat(garbage.status()).isEqualTo(400);
+    assertThat(garbage.body()).doesNotContain("io.firn").doesNotContain("jackson");
+
+    String longName = "n".repeat(300);
+    Call tooLong =
+        call(
+            api + "/worker/register",
+            "POST",
+            "test-worker-token",
+            "{\"protocolVersion\":2,\"name\":\""
+                + longName
+                + "\",\"group\":\"default\",\"slots\":1,\"engine\":\"local\"}");
+    assertThat(tooLong.status()).isEqualTo(400);
+    assertThat(tooLong.body())
+        .contains("register: name is 300 characters long, at most 255 are allowed");
+    assertThat(call(api + "/workers", "GET", null, null).body()).doesNotContain(longName);
+
+    Call big =
+        call(api + "/tables/lake/db/cdc/pause", "POST", "test-admin-token", "x".repeat(100_000));
+    assertThat(big.status()).isEqualTo(413);
+    assertThat(big.body()).contains("is larger than the 65536 bytes");
+
+    for (String url : List.of(api + "/tables/lake/db%2Fx/plan", api + "/nothing/here")) {
+      Call bad = call(url, "GET", null, null);
+      assertThat(bad.status()).as(url).isIn(400, 404);
+      assertThat(bad.type()).as(url).startsWith("application/json");
+      assertThat(bad.body()).as(url).startsWith("{\"code\":").doesNotContain("<");
+    }
+    for (String url : List.of(api + "/processes?limit=abc", api + "/tables/lake/db/cdc?limit=1x")) {
+      Call bad = call(url, "GET", null, null);
+      assertThat(bad.status()).as(url).isEqualTo(400);
+      assertThat(bad.type()).as(url).startsWith("application/json");
+      assertThat(bad.body()).as(url).contains("query parameter 'limit' is not valid");
+    }
+  }
+
+  private record Call(int status, String type, String body) {}
+
+  /** One request; the answer is read and its connection released. */
+  private static Call call(String url, String method, String token, String body) {
+    var request = APP.client().target(url).request();
+    if (token != null) {
+      request = request.header("Authorization", "Bearer " + token);
+    }
+    try (Response response =
+        body == null
+            ? request.method(method)
+            : request.method(method, jakarta.ws.rs.client.Entity.json(body))) {
+      return new Call(
+          response.getStatus(),
+          String.valueOf(response.getHeaderString("Content-Type")),
+          response.hasEntity() ? response.readEntity(String.class) : "");
+    }
+  }
+
   private static FirnServerApplication app() {
     return APP.getApplication();
   }
@@ -219,6 +304,9 @@ class FirnServerApplicationTest {
           interval: 200ms
         optimizing:
           enabled: false
+        auth:
+          adminToken: test-admin-token
+          workerToken: test-worker-token
         server:
           applicationConnectors:
             - type: http

@@ -9,6 +9,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import java.util.List;
+import org.glassfish.jersey.server.ParamException;
 
 /** Maps the server's exceptions to JSON errors with the exception's message. */
 public final class ErrorMappers {
@@ -22,7 +23,8 @@ public final class ErrorMappers {
         new Protocol(),
         new UnknownTable(),
         new IllegalState(),
-        new IllegalArgument());
+        new IllegalArgument(),
+        new BadParameter());
   }
 
   static Response json(int status, String message) {
@@ -77,6 +79,19 @@ public final class ErrorMappers {
     @Override
     public Response toResponse(IllegalArgumentException e) {
       return json(400, e.getMessage());
+    }
+  }
+
+  /** 400 instead of Jersey's 404 for a path or query value of the wrong type. */
+  public static final class BadParameter implements ExceptionMapper<ParamException> {
+    @Override
+    public Response toResponse(ParamException e) {
+      String kind =
+          e instanceof ParamException.QueryParamException
+              ? "query parameter"
+              : e instanceof ParamException.PathParamException ? "path segment" : "parameter";
+      return json(
+          400, kind + " '" + e.getParameterName() + "' is not valid (a number is expected)");
     }
   }
 }

@@ -22,6 +22,7 @@ import io.firn.core.protocol.TaskCodec;
 import io.firn.core.table.PartitionKey;
 import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.commit.Committer;
+import io.firn.worker.executor.ResultCheck;
 import io.firn.worker.executor.RewriteExecutor;
 import io.firn.worker.executor.TaskFailedException;
 import io.firn.worker.executor.TaskResult;
@@ -585,7 +586,7 @@ final class History implements AutoCloseable {
     List<TaskResult> results = new ArrayList<>();
     try {
       for (RewriteTask task : flight.plan.tasks()) {
-        String attempt = flight.processId + "/" + task.id() + "-a1";
+        String attempt = flight.processId + "-t" + task.id() + "-a1";
         TaskAssignment received =
             JSON.readValue(
                 JSON.writeValueAsString(
@@ -600,7 +601,10 @@ final class History implements AutoCloseable {
             ResultCodec.encode("worker-1", "secret-1", attempt, workerTable, result);
         CompleteRequest arrived =
             JSON.readValue(JSON.writeValueAsString(sent), CompleteRequest.class);
-        results.add(ResultCodec.decode(arrived, task.id()));
+        TaskResult handedIn = ResultCodec.decode(arrived, task.id());
+        // As the server does before it accepts a result: a real result is never refused.
+        ResultCheck.verify(table, task, attempt, handedIn, received.bloomThreshold());
+        results.add(handedIn);
       }
     } catch (TaskFailedException e) {
       Committer.deleteOutputs(table, results);
