@@ -203,6 +203,32 @@ class FirnServerApplicationTest {
     }
   }
 
+  @Test
+  void aWorkerWhoseTokenIsRefusedStopsAndNamesTheSettingToFix() throws Exception {
+    io.firn.worker.remote.Worker worker =
+        new io.firn.worker.remote.Worker(
+            new io.firn.worker.remote.HttpWorkerProtocol(
+                java.net.URI.create("http://localhost:" + APP.getLocalPort()), "not-the-token"),
+            new io.firn.worker.remote.WorkerSettings(
+                "wrong-token",
+                "default",
+                1,
+                "local",
+                "test",
+                java.time.Duration.ofSeconds(1),
+                java.time.Duration.ofSeconds(1)));
+    worker.start();
+    try {
+      await().atMost(20, TimeUnit.SECONDS).until(() -> worker.refusal() != null);
+      assertThat(worker.refusal())
+          .contains("answered 401")
+          .contains("the worker token is not valid")
+          .endsWith("set FIRN_WORKER_TOKEN (or --token) to the server's auth.workerToken");
+    } finally {
+      worker.close();
+    }
+  }
+
   private record Call(int status, String type, String body) {}
 
   /** One request; the answer is read and its connection released. */

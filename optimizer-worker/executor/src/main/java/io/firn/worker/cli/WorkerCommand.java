@@ -11,6 +11,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code firn worker local --server URL}: a standalone worker JVM. Runs until stopped (SIGTERM or
@@ -86,7 +87,14 @@ final class WorkerCommand {
     Runtime.getRuntime().addShutdownHook(hook);
     worker.start();
     try {
-      stopped.await();
+      while (!stopped.await(500, TimeUnit.MILLISECONDS)) {
+        if (worker.refusal() != null) {
+          Runtime.getRuntime().removeShutdownHook(hook);
+          worker.close();
+          err.println("error: " + worker.refusal());
+          return FirnCli.BAD_INPUT;
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

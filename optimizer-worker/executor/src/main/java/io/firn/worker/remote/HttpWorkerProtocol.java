@@ -14,6 +14,7 @@ import io.firn.core.protocol.ProtocolException;
 import io.firn.core.protocol.RegisterRequest;
 import io.firn.core.protocol.RegisterResponse;
 import io.firn.core.protocol.UnknownWorkerException;
+import io.firn.core.protocol.WorkerNotAuthorizedException;
 import io.firn.core.protocol.WorkerProtocol;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -111,6 +112,16 @@ public final class HttpWorkerProtocol implements WorkerProtocol {
     String detail = errorMessage(response.body());
     if (status == 410) {
       throw new UnknownWorkerException(workerId(body));
+    }
+    if (status == 401 || status == 403) {
+      throw new WorkerNotAuthorizedException(
+          "the optimizer server refuses this worker (POST "
+              + uri
+              + " answered "
+              + status
+              + ": "
+              + detail
+              + "); set FIRN_WORKER_TOKEN (or --token) to the server's auth.workerToken");
     }
     if (status >= 400 && status < 500) {
       throw new ProtocolException("POST " + uri + " answered " + status + ": " + detail);

@@ -15,6 +15,7 @@ import io.firn.core.protocol.RegisterResponse;
 import io.firn.core.protocol.TaskAssignment;
 import io.firn.core.protocol.TaskCodec;
 import io.firn.core.protocol.UnknownWorkerException;
+import io.firn.core.protocol.WorkerNotAuthorizedException;
 import io.firn.core.protocol.WorkerProtocol;
 import io.firn.worker.commit.Committer;
 import io.firn.worker.executor.RewriteExecutor;
@@ -29,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -59,6 +61,7 @@ public final class Worker implements AutoCloseable {
   private final AtomicLong abandoned = new AtomicLong();
   private final List<Thread> slots = new ArrayList<>();
   private final Object registration = new Object();
+  private final AtomicReference<String> refusal = new AtomicReference<>();
   private volatile RegisterResponse registered;
   private ScheduledExecutorService heartbeats;
   private long lastHeartbeat = Long.MIN_VALUE;
@@ -120,6 +123,11 @@ public final class Worker implements AutoCloseable {
     }
   }
 
+  /** Why the server refused this worker (its token), or null while it has not. */
+  public String refusal() {
+    return refusal.get();
+  }
+
   /** Attempts handed in and accepted. */
   public long completed() {
     return completed.get();
@@ -159,6 +167,12 @@ public final class Worker implements AutoCloseable {
       } catch (UnknownWorkerException e) {
         LOG.info("{}; registering again", e.getMessage());
         forget();
+      } catch (WorkerNotAuthorizedException e) {
+        if (refusal.compareAndSet(null, e.getMessage())) {
+          LOG.error("{}; this worker stops", e.getMessage());
+        }
+        stopping.set(true);
+        return;
       } catch (RuntimeException e) {
         backoff = backoff == 0 ? 500 : Math.min(backoff * 2, MAX_BACKOFF.toMillis());
         LOG.warn(
