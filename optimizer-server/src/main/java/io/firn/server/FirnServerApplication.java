@@ -37,9 +37,7 @@ import jakarta.servlet.DispatcherType;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -74,16 +72,7 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
   public void run(FirnServerConfiguration configuration, Environment environment) {
     List<CatalogSettings> catalogs =
         configuration.getCatalogs().stream().map(CatalogConfiguration::settings).toList();
-    Set<String> names = new HashSet<>();
-    for (CatalogSettings catalog : catalogs) {
-      if (!names.add(catalog.name())) {
-        throw new IllegalArgumentException(
-            "catalogs: the name '"
-                + catalog.name()
-                + "' is used more than once; names must be"
-                + " unique");
-      }
-    }
+    // Validated before run: FirnServerConfiguration.problems().
 
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new ClassLoaderMetrics().bindTo(registry);

@@ -2,17 +2,25 @@ package io.firn.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.core.Configuration;
+import io.firn.core.maintenance.InvalidMaintenanceSettingsException;
+import io.firn.core.maintenance.MaintenanceSettings;
+import io.firn.server.policy.PolicyRegistry;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The server's YAML file. Unknown keys are errors: Dropwizard's configuration factory fails on
- * unknown properties and names the key.
+ * unknown properties and names the key. What single fields cannot check is in {@link #problems()}.
  */
+@ConsistentConfiguration
 public class FirnServerConfiguration extends Configuration {
   @Valid @NotNull private List<CatalogConfiguration> catalogs = new ArrayList<>();
   @Valid @NotNull private TablesConfiguration tables = new TablesConfiguration();
@@ -29,6 +37,50 @@ public class FirnServerConfiguration extends Configuration {
    * table whether and when they run.
    */
   @NotNull private Map<String, String> maintenance = new LinkedHashMap<>();
+
+  /**
+   * What the fields' own constraints cannot see, each naming its YAML key: a catalog's keys that do
+   * not fit its type, catalog names used twice, unknown or invalid {@code maintenance:} keys, a
+   * policy path that does not exist or does not parse. Empty when the file is consistent.
+   */
+  public List<String> problems() {
+    List<String> problems = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < catalogs.size(); i++) {
+      CatalogConfiguration catalog = catalogs.get(i);
+      if (catalog == null || catalog.getName() == null || catalog.getName().isBlank()) {
+        continue; // reported by the field constraints
+      }
+      if (!names.add(catalog.getName())) {
+        problems.add(
+            "catalogs[" + i + "]: the name '" + catalog.getName() + "' is used more than once");
+      }
+      try {
+        catalog.settings();
+      } catch (RuntimeException e) {
+        problems.add("catalogs[" + i + "]: " + e.getMessage());
+      }
+    }
+    try {
+      MaintenanceSettings.DEFAULTS.withOverrides(maintenance);
+    } catch (InvalidMaintenanceSettingsException e) {
+      problems.add("maintenance: " + e.getMessage());
+    }
+    String policyPath = policies.getPath();
+    if (policyPath != null && !policyPath.isBlank()) {
+      Path path = Path.of(policyPath);
+      if (!Files.exists(path)) {
+        problems.add("policies.path: " + policyPath + " does not exist");
+      } else {
+        try {
+          PolicyRegistry.parse(path);
+        } catch (RuntimeException e) {
+          problems.add("policies.path: " + e.getMessage());
+        }
+      }
+    }
+    return problems;
+  }
 
   @JsonProperty
   public Map<String, String> getMaintenance() {

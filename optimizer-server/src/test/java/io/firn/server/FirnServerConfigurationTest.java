@@ -129,6 +129,53 @@ class FirnServerConfigurationTest {
         .hasMessageContaining("Unrecognized field at: watch.intervall");
   }
 
+  @Test
+  void checkRefusesWhatTheServerWouldRefuseNamingEachYamlKey() throws Exception {
+    Path bad = dir.resolve("inconsistent.yaml");
+    Files.writeString(
+        bad,
+        """
+        catalogs:
+          - name: lake
+            type: jdbc
+            warehouse: /data/warehouse
+          - name: lake
+            uri: jdbc:sqlite:/data/catalog.db
+            warehouse: /data/warehouse
+          - name: other
+            type: nessie
+        maintenance:
+          expire-snapshot.max-age: 1h
+        policies:
+          path: %s
+        """
+            .formatted(dir.resolve("no-such-policy.yaml")));
+
+    assertThat(check(bad))
+        .get()
+        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+        .hasMessageContaining(
+            "catalogs[0]: catalog 'lake' of type jdbc needs a uri (key 'uri', on the command line")
+        .hasMessageContaining("catalogs[1]: the name 'lake' is used more than once")
+        .hasMessageContaining(
+            "catalogs[2]: catalog 'other': type 'nessie' is not one of jdbc, hadoop, rest, custom")
+        .hasMessageContaining("maintenance: unknown maintenance key(s) [expire-snapshot.max-age]")
+        .hasMessageContaining(
+            "policies.path: " + dir.resolve("no-such-policy.yaml") + " does not exist");
+    assertThatThrownBy(() -> parse(Files.readString(bad)))
+        .as("the server refuses the same file before it starts")
+        .hasMessageContaining("catalogs[1]: the name 'lake' is used more than once");
+
+    Path policy = dir.resolve("bad-policy.yaml");
+    Files.writeString(policy, "version: 1\nwindows:\n  nightly: {cron: \"not a cron\"}\n");
+    Path withPolicy = dir.resolve("with-policy.yaml");
+    Files.writeString(withPolicy, "catalogs: []\npolicies:\n  path: " + policy + "\n");
+    assertThat(check(withPolicy))
+        .get()
+        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+        .hasMessageContaining("policies.path: ");
+  }
+
   private static Optional<Throwable> check(Path file) throws Exception {
     FirnServerApplication application = new FirnServerApplication();
     Bootstrap<FirnServerConfiguration> bootstrap = new Bootstrap<>(application);

@@ -31,15 +31,24 @@ public record CatalogSettings(
       case "jdbc" -> {
         require(
             uri != null,
-            "catalog '" + name + "' of type jdbc needs a uri (--catalog-uri jdbc:...)");
+            "catalog '"
+                + name
+                + "' of type jdbc needs a uri (key 'uri', on the command line --catalog-uri"
+                + " jdbc:...)");
         require(
             warehouse != null,
-            "catalog '" + name + "' of type jdbc needs a warehouse (--warehouse)");
+            "catalog '"
+                + name
+                + "' of type jdbc needs a warehouse (key 'warehouse', on the command line"
+                + " --warehouse)");
       }
       case "hadoop" ->
           require(
               warehouse != null,
-              "catalog '" + name + "' of type hadoop needs a warehouse (--warehouse)");
+              "catalog '"
+                  + name
+                  + "' of type hadoop needs a warehouse (key 'warehouse', on the command line"
+                  + " --warehouse)");
       case "rest" -> require(uri != null, "catalog '" + name + "' of type rest needs a uri");
       case "custom" ->
           require(
@@ -48,7 +57,8 @@ public record CatalogSettings(
                   + name
                   + "' of type custom needs the property "
                   + CATALOG_IMPL
-                  + " (the class of an Iceberg Catalog, e.g. --catalog-property "
+                  + " (the class of an Iceberg Catalog; key 'properties', on the command line"
+                  + " --catalog-property "
                   + CATALOG_IMPL
                   + "=org.example.MyCatalog)");
       default ->
