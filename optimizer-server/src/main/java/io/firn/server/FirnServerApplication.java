@@ -170,6 +170,7 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
           .manage(new InProcessWorker(optimizing, optimizingConfig.getLocalWorkerThreads()));
     }
     environment.healthChecks().register("state-store", new StateStoreHealthCheck(store));
+    environment.healthChecks().register("catalogs", new CatalogsHealthCheck(connections));
     environment.jersey().register(new TablesResource(optimizing, store, tokens));
     environment.jersey().register(new ProcessesResource(store));
     environment.jersey().register(new WorkersResource(optimizing));

@@ -31,7 +31,7 @@ public final class Catalogs {
             settings
                 + ": the SQLite catalog file "
                 + file
-                + " does not exist (Firn does not create catalogs; check --catalog-uri)");
+                + " does not exist (Firn does not create catalogs; check the catalog uri)");
       }
     }
     try {

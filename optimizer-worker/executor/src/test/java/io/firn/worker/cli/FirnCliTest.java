@@ -274,7 +274,7 @@ class FirnCliTest {
                 + warehouse
                 + "): the SQLite catalog file "
                 + missing
-                + " does not exist (Firn does not create catalogs; check --catalog-uri)\n");
+                + " does not exist (Firn does not create catalogs; check the catalog uri)\n");
     assertThat(missing).doesNotExist();
     assertTableUnchanged();
   }

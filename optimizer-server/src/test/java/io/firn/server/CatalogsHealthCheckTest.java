@@ -1,0 +1,53 @@
+package io.firn.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.codahale.metrics.health.HealthCheck;
+import io.firn.core.catalog.CatalogSettings;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.catalog.Catalog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CatalogsHealthCheckTest {
+  @TempDir Path dir;
+
+  @Test
+  void namesEachCatalogThatCannotBeOpenedAndRecoversWhenItCan() throws Exception {
+    CatalogSettings good =
+        new CatalogSettings(
+            "good", "jdbc", "jdbc:sqlite:" + dir.resolve("good.db"), dir.toString(), Map.of());
+    create(good);
+    Path missing = dir.resolve("not-yet");
+    CatalogSettings bad =
+        new CatalogSettings(
+            "bad", "jdbc", "jdbc:sqlite:" + missing.resolve("bad.db"), dir.toString(), Map.of());
+    try (ServerCatalogs catalogs = new ServerCatalogs(List.of(good, bad))) {
+      CatalogsHealthCheck check = new CatalogsHealthCheck(catalogs);
+      HealthCheck.Result red = check.execute();
+      assertThat(red.isHealthy()).isFalse();
+      assertThat(red.getMessage())
+          .startsWith("catalog 'bad' cannot be opened: ")
+          .doesNotContain("'good'");
+
+      java.nio.file.Files.createDirectories(missing);
+      create(bad);
+      HealthCheck.Result green = check.execute();
+      assertThat(green.isHealthy()).as(green.getMessage()).isTrue();
+      assertThat(green.getMessage()).isEqualTo("2 catalog(s) reachable");
+    }
+  }
+
+  private static void create(CatalogSettings settings) throws Exception {
+    Catalog catalog =
+        CatalogUtil.buildIcebergCatalog(
+            settings.name(),
+            Map.of("type", "jdbc", "uri", settings.uri(), "warehouse", settings.warehouse()),
+            new Configuration());
+    ((AutoCloseable) catalog).close();
+  }
+}
