@@ -1,5 +1,6 @@
 package io.firn.worker.remote;
 
+import io.firn.core.catalog.CatalogCredentials;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.catalog.Catalogs;
 import io.firn.core.plan.RewriteTask;
@@ -61,14 +62,25 @@ public final class Worker implements AutoCloseable {
   private final AtomicLong abandoned = new AtomicLong();
   private final List<Thread> slots = new ArrayList<>();
   private final Object registration = new Object();
+  private final Map<String, String> localCatalog;
   private final AtomicReference<String> refusal = new AtomicReference<>();
   private volatile RegisterResponse registered;
   private ScheduledExecutorService heartbeats;
   private long lastHeartbeat = Long.MIN_VALUE;
 
+  /** A worker whose own catalog properties come from {@code FIRN_CATALOG_PROPERTIES}, if set. */
   public Worker(WorkerProtocol server, WorkerSettings settings) {
+    this(server, settings, CatalogCredentials.localProperties(System.getenv()));
+  }
+
+  /**
+   * @param localCatalog the worker's own catalog properties ({@code <catalog>.<property>}), laid
+   *     over what the server sends (credentials the server withholds, ADR 0017)
+   */
+  public Worker(WorkerProtocol server, WorkerSettings settings, Map<String, String> localCatalog) {
     this.server = server;
     this.settings = settings;
+    this.localCatalog = Map.copyOf(localCatalog);
   }
 
   /** Starts the slots and the heartbeat; returns at once. Registration happens on first poll. */
@@ -262,7 +274,8 @@ public final class Worker implements AutoCloseable {
       CompleteRequest request =
           ResultCodec.encode(
               session.workerId(), session.workerSecret(), assignment.attemptId(), table, result);
-      Ack ack = complete(request);
+      HandIn handIn = complete(request);
+      Ack ack = handIn.ack();
       if (ack == null) {
         LOG.error(
             "no answer from the optimizer server to the completion of {}; keeping its {} output"
@@ -271,6 +284,14 @@ public final class Worker implements AutoCloseable {
             result.dataFiles().size() + result.positionDeletes().size());
       } else if (ack.accepted()) {
         completed.incrementAndGet();
+      } else if (handIn.earlierTryLost()) {
+        // An earlier try may have been accepted and committed before its answer was lost (and
+        // the server restarted since): the files may be live, never delete them.
+        LOG.warn(
+            "the completion of {} was refused after an earlier try got no answer ({}); keeping its"
+                + " output (it may be committed; orphan cleanup removes it if not)",
+            assignment.attemptId(),
+            ack.message());
       } else {
         abandoned(table, result, assignment, ack.message());
       }
@@ -279,11 +300,18 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  private Ack complete(CompleteRequest request) {
+  /** The server's answer to a completion (null: none), and whether an earlier try got none. */
+  private record HandIn(Ack ack, boolean earlierTryLost) {}
+
+  private HandIn complete(CompleteRequest request) {
     long backoff = 500;
     for (int attempt = 1; attempt <= COMPLETE_ATTEMPTS; attempt++) {
       try {
-        return server.complete(request);
+        return new HandIn(server.complete(request), attempt > 1);
+      } catch (UnknownWorkerException e) {
+        // The server does not know this worker (it restarted, or forgot it): not accepted.
+        forget();
+        return new HandIn(Ack.rejected(e.getMessage()), attempt > 1);
       } catch (RuntimeException e) {
         LOG.warn(
             "handing in {} failed (try {}/{}): {}",
@@ -292,12 +320,12 @@ public final class Worker implements AutoCloseable {
             COMPLETE_ATTEMPTS,
             e.getMessage());
         if (!sleep(backoff)) {
-          return null;
+          return new HandIn(null, true);
         }
         backoff = Math.min(backoff * 2, MAX_BACKOFF.toMillis());
       }
     }
-    return null;
+    return new HandIn(null, true);
   }
 
   private void abandoned(Table table, TaskResult result, TaskAssignment assignment, String why) {
@@ -346,7 +374,7 @@ public final class Worker implements AutoCloseable {
         n -> {
           for (CatalogSettings settings : session.catalogs()) {
             if (settings.name().equals(n)) {
-              return Catalogs.connect(settings);
+              return Catalogs.connect(CatalogCredentials.withLocal(settings, localCatalog));
             }
           }
           throw new IllegalStateException(

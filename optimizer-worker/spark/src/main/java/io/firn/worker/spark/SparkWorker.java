@@ -3,6 +3,7 @@ package io.firn.worker.spark;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.firn.core.catalog.CatalogCredentials;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.catalog.Catalogs;
 import io.firn.core.protocol.Ack;
@@ -70,6 +71,8 @@ public final class SparkWorker implements AutoCloseable {
   private final List<Thread> threads = new ArrayList<>();
   private final Object registration = new Object();
   private volatile RegisterResponse registered;
+  private final Map<String, String> localCatalog =
+      CatalogCredentials.localProperties(System.getenv());
   private ScheduledExecutorService heartbeats;
   private long lastHeartbeat = Long.MIN_VALUE;
 
@@ -269,8 +272,17 @@ public final class SparkWorker implements AutoCloseable {
         drop(session, assignment, request, "the attempt was abandoned or the worker stopped");
         return;
       }
-      Ack ack = complete(request);
-      if (ack == null) {
+      boolean[] earlierTryLost = {false};
+      Ack ack = complete(request, earlierTryLost);
+      if (ack != null && !ack.accepted() && earlierTryLost[0]) {
+        // An earlier try may have been accepted and committed before its answer was lost (and
+        // the server restarted since): the files may be live, never delete them.
+        LOG.warn(
+            "the completion of {} was refused after an earlier try got no answer ({}); keeping its"
+                + " output (it may be committed; orphan cleanup removes it if not)",
+            attempt,
+            ack.message());
+      } else if (ack == null) {
         LOG.error(
             "no answer from the optimizer server to the completion of {}; keeping its output"
                 + " (it may be committed; orphan cleanup removes it if not)",
@@ -290,7 +302,7 @@ public final class SparkWorker implements AutoCloseable {
     String catalogsJson;
     String assignmentJson;
     try {
-      catalogsJson = JSON.writeValueAsString(session.catalogs());
+      catalogsJson = JSON.writeValueAsString(catalogs(session));
       assignmentJson = JSON.writeValueAsString(assignment);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot write a task as JSON: " + e, e);
@@ -326,14 +338,18 @@ public final class SparkWorker implements AutoCloseable {
     }
   }
 
-  private Ack complete(CompleteRequest request) {
+  private Ack complete(CompleteRequest request, boolean[] earlierTryLost) {
     long backoff = 500;
     for (int attempt = 1; attempt <= COMPLETE_ATTEMPTS; attempt++) {
+      earlierTryLost[0] = attempt > 1;
       if (handInClosed.get()) {
         return Ack.rejected("the Firn worker stopped before the attempt was handed in");
       }
       try {
         return server.complete(request);
+      } catch (UnknownWorkerException e) {
+        forget();
+        return Ack.rejected(e.getMessage());
       } catch (RuntimeException e) {
         LOG.warn(
             "handing in {} failed (try {}/{}): {}",
@@ -404,11 +420,18 @@ public final class SparkWorker implements AutoCloseable {
     }
   }
 
+  /** The server's catalog settings with this worker's own properties over them (ADR 0017). */
+  private List<CatalogSettings> catalogs(RegisterResponse session) {
+    return session.catalogs().stream()
+        .map(c -> CatalogCredentials.withLocal(c, localCatalog))
+        .toList();
+  }
+
   private Catalog catalog(RegisterResponse session, String name) {
     return catalogs.computeIfAbsent(
         name,
         n -> {
-          for (CatalogSettings settings : session.catalogs()) {
+          for (CatalogSettings settings : catalogs(session)) {
             if (settings.name().equals(n)) {
               return Catalogs.connect(settings);
             }
