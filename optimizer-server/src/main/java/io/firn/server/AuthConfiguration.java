@@ -5,11 +5,25 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 /**
  * {@code auth:} bearer tokens. Workers send {@code workerToken} on every protocol call; trigger,
  * cancel, pause and resume need {@code adminToken}. A token that is not set disables the endpoints
- * it guards (they answer 403 saying which key to set); read-only endpoints are open.
+ * it guards (they answer 403 saying which key to set); read-only endpoints are open. {@code
+ * shareCatalogCredentials: false} withholds the catalogs' credentials (passwords, secrets, tokens,
+ * keys) from the answer to a worker's registration; workers then bring their own ({@code
+ * FIRN_CATALOG_PROPERTIES}, ADR 0017).
  */
 public class AuthConfiguration {
   private String workerToken;
   private String adminToken;
+  private boolean shareCatalogCredentials = true;
+
+  @JsonProperty
+  public boolean isShareCatalogCredentials() {
+    return shareCatalogCredentials;
+  }
+
+  @JsonProperty
+  public void setShareCatalogCredentials(boolean shareCatalogCredentials) {
+    this.shareCatalogCredentials = shareCatalogCredentials;
+  }
 
   @JsonProperty
   public String getWorkerToken() {

@@ -7,6 +7,7 @@ import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
+import io.firn.core.catalog.CatalogCredentials;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.maintenance.InvalidMaintenanceSettingsException;
 import io.firn.core.maintenance.MaintenanceSettings;
@@ -39,12 +40,15 @@ import java.time.Clock;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The optimizer server. {@code server FILE} runs it; {@code check FILE} validates a configuration
  * file without starting anything (both commands come with Dropwizard).
  */
 public class FirnServerApplication extends Application<FirnServerConfiguration> {
+  private static final Logger LOG = LoggerFactory.getLogger(FirnServerApplication.class);
   private PrometheusMeterRegistry registry;
   private TableWatcher watcher;
   private OptimizingService optimizing;
@@ -86,7 +90,20 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
     StateStoreConfiguration stateStore = configuration.getStateStore();
     StateStore store =
         StateStore.open(stateStore.getUrl(), stateStore.getUser(), stateStore.getPassword());
-    ServerCatalogs connections = new ServerCatalogs(catalogs);
+    boolean share = configuration.getAuth().isShareCatalogCredentials();
+    ServerCatalogs connections = new ServerCatalogs(catalogs, share);
+    for (CatalogSettings catalog : catalogs) {
+      List<String> credentials = CatalogCredentials.credentialKeys(catalog);
+      if (share && !credentials.isEmpty()) {
+        LOG.warn(
+            "catalog '{}': its credentials ({}) are handed to every worker that registers with the"
+                + " worker token; set auth.shareCatalogCredentials: false and give workers their"
+                + " own ({}, docs/adr/0017-worker-trust.md)",
+            catalog.name(),
+            String.join(", ", credentials),
+            CatalogCredentials.ENV);
+      }
+    }
     watcher =
         new TableWatcher(
             connections,

@@ -1,5 +1,6 @@
 package io.firn.server;
 
+import io.firn.core.catalog.CatalogCredentials;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.catalog.Catalogs;
 import java.util.List;
@@ -19,10 +20,27 @@ public final class ServerCatalogs implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ServerCatalogs.class);
 
   private final List<CatalogSettings> settings;
+  private final boolean shareCredentials;
   private final Map<String, Catalog> connected = new ConcurrentHashMap<>();
 
   public ServerCatalogs(List<CatalogSettings> settings) {
+    this(settings, true);
+  }
+
+  /**
+   * @param shareCredentials whether workers are told the catalogs' credentials ({@link
+   *     #forWorkers()})
+   */
+  public ServerCatalogs(List<CatalogSettings> settings, boolean shareCredentials) {
     this.settings = List.copyOf(settings);
+    this.shareCredentials = shareCredentials;
+  }
+
+  /** What a registering worker is told: the settings, without credentials unless shared. */
+  public List<CatalogSettings> forWorkers() {
+    return shareCredentials
+        ? settings
+        : settings.stream().map(CatalogCredentials::withoutCredentials).toList();
   }
 
   public List<CatalogSettings> settings() {

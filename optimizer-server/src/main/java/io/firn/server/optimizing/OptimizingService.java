@@ -567,7 +567,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
         VERSION,
         worker.id,
         worker.secret,
-        catalogs.settings(),
+        catalogs.forWorkers(),
         config.getLease().toMilliseconds(),
         config.getHeartbeatInterval().toMilliseconds());
   }

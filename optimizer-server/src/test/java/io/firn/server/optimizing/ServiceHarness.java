@@ -78,6 +78,22 @@ final class ServiceHarness implements AutoCloseable {
       java.util.function.Consumer<OptimizingConfiguration> configure,
       Map<String, String> maintenance,
       String catalogImpl) {
+    this(dir, policyYaml, start, configure, maintenance, catalogImpl, Map.of(), true);
+  }
+
+  /**
+   * @param catalogProperties further properties of the service's catalog
+   * @param shareCredentials whether registering workers are told the catalog's credentials
+   */
+  ServiceHarness(
+      Path dir,
+      String policyYaml,
+      Instant start,
+      java.util.function.Consumer<OptimizingConfiguration> configure,
+      Map<String, String> maintenance,
+      String catalogImpl,
+      Map<String, String> catalogProperties,
+      boolean shareCredentials) {
     this.clock = new MutableClock(start);
     String uri = "jdbc:sqlite:" + dir.resolve("catalog.db");
     String warehouse = dir.resolve("warehouse").toString();
@@ -88,17 +104,16 @@ final class ServiceHarness implements AutoCloseable {
                 Map.of("type", "jdbc", "uri", uri, "warehouse", warehouse),
                 new Configuration());
     this.store = StateStore.open("jdbc:h2:mem:" + UUID.randomUUID(), null, null);
+    Map<String, String> properties = new java.util.LinkedHashMap<>(catalogProperties);
+    if (catalogImpl != null) {
+      properties.put(CatalogSettings.CATALOG_IMPL, catalogImpl);
+    }
     this.catalogs =
         new ServerCatalogs(
             List.of(
-                catalogImpl == null
-                    ? new CatalogSettings("lake", "jdbc", uri, warehouse, Map.of())
-                    : new CatalogSettings(
-                        "lake",
-                        "custom",
-                        uri,
-                        warehouse,
-                        Map.of(CatalogSettings.CATALOG_IMPL, catalogImpl))));
+                new CatalogSettings(
+                    "lake", catalogImpl == null ? "jdbc" : "custom", uri, warehouse, properties)),
+            shareCredentials);
     PolicyFile parsed =
         PolicyParser.parse("test-policy.yaml", policyYaml, WindowCalendar::cronProblem);
     this.policy = new PolicyRegistry.LoadedPolicy(parsed, WindowCalendar.of(parsed), start);
@@ -166,6 +181,11 @@ final class ServiceHarness implements AutoCloseable {
 
   /** Starts a worker calling the service directly, with the given slots. */
   void startWorker(int slots) {
+    startWorker(slots, Map.of());
+  }
+
+  /** Starts a worker with its own catalog properties ({@code lake.<property>}). */
+  void startWorker(int slots, Map<String, String> localCatalog) {
     worker =
         new Worker(
             service,
@@ -176,7 +196,8 @@ final class ServiceHarness implements AutoCloseable {
                 "local",
                 "test",
                 java.time.Duration.ofMillis(500),
-                java.time.Duration.ofSeconds(30)));
+                java.time.Duration.ofSeconds(30)),
+            localCatalog);
     worker.start();
   }
 
