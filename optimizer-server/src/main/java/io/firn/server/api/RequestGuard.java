@@ -2,6 +2,7 @@ package io.firn.server.api;
 
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;
@@ -29,6 +30,9 @@ public final class RequestGuard implements ContainerRequestFilter {
 
   private static final String WORKER_PATH = "api/v1/worker/";
 
+  /** Most bytes of a refused request's body read (and dropped) to keep the connection in step. */
+  private static final long DRAIN = 64L << 10;
+
   private final Tokens tokens;
 
   public RequestGuard(Tokens tokens) {
@@ -40,7 +44,11 @@ public final class RequestGuard implements ContainerRequestFilter {
     String path = request.getUriInfo().getPath(false);
     boolean worker = path.startsWith(WORKER_PATH) || path.startsWith("/" + WORKER_PATH);
     if (worker) {
-      tokens.requireWorker(request.getHeaderString(HttpHeaders.AUTHORIZATION));
+      try {
+        tokens.requireWorker(request.getHeaderString(HttpHeaders.AUTHORIZATION));
+      } catch (WebApplicationException e) {
+        throw refused(request, e);
+      }
     }
     long limit = worker ? MAX_WORKER_BODY : MAX_OTHER_BODY;
     if (request.getLength() > limit) {
@@ -51,14 +59,37 @@ public final class RequestGuard implements ContainerRequestFilter {
     }
   }
 
-  private static jakarta.ws.rs.WebApplicationException tooLarge(String size, long limit) {
-    return Tokens.error(
-        Response.Status.REQUEST_ENTITY_TOO_LARGE,
-        "the request body ("
-            + size
-            + ") is larger than the "
-            + limit
-            + " bytes this endpoint takes");
+  /**
+   * A refusal before the body is read: a small body is drained unparsed (so the connection stays in
+   * step for the client's next request), and the connection is closed after the answer.
+   */
+  private static WebApplicationException refused(
+      ContainerRequestContext request, WebApplicationException e) {
+    if (request.hasEntity()) {
+      try (InputStream in = request.getEntityStream()) {
+        in.skipNBytes(Math.max(0, Math.min(request.getLength(), DRAIN)));
+      } catch (IOException | RuntimeException ignored) {
+        // The connection closes after the answer anyway.
+      }
+    }
+    return new WebApplicationException(
+        e.getMessage(),
+        Response.fromResponse(e.getResponse()).header("Connection", "close").build());
+  }
+
+  /** 413, and the connection closes after the answer (the rest of the body is never read). */
+  private static WebApplicationException tooLarge(String size, long limit) {
+    WebApplicationException e =
+        Tokens.error(
+            Response.Status.REQUEST_ENTITY_TOO_LARGE,
+            "the request body ("
+                + size
+                + ") is larger than the "
+                + limit
+                + " bytes this endpoint takes");
+    return new WebApplicationException(
+        e.getMessage(),
+        Response.fromResponse(e.getResponse()).header("Connection", "close").build());
   }
 
   /** Fails the read that passes the limit. */
