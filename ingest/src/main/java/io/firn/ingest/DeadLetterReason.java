@@ -35,7 +35,19 @@ public enum DeadLetterReason {
    * or equal to another column's name but for case (case-insensitive engines cannot tell them
    * apart).
    */
-  INVALID_FIELD_NAME("invalid_field_name");
+  INVALID_FIELD_NAME("invalid_field_name"),
+  /**
+   * Iceberg refused the table creation, schema change or partition spec change the event needs
+   * (e.g. a column named like a partition field, {@code id_bucket} next to {@code bucket(4, id)}).
+   * The refused change is not applied and the job's caches keep nothing of it.
+   */
+  TABLE_CHANGE_REFUSED("table_change_refused"),
+  /**
+   * Handling the event failed in a way no other reason covers (an unexpected exception while
+   * reading or converting it, no catalog or storage failure): a defect in Firn, to be reported with
+   * the payload. The detail names the exception.
+   */
+  ROUTING_FAILED("routing_failed");
 
   private final String code;
 

@@ -2,6 +2,9 @@ package io.firn.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +12,10 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.jdbc.UncheckedSQLException;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
@@ -142,6 +149,41 @@ class PoisonEventsTest {
         .as("a good key change: delete, then upsert")
         .extracting(r -> ((Routing.Routed) r).delete())
         .containsExactly(true, false);
+  }
+
+  @Test
+  void onlyIcebergsValidationFailuresCountAsRefusalsNeverTheCatalogOrTheStorage() {
+    assertThat(
+            IngestRouter.refusedByIceberg(
+                new IllegalArgumentException("Cannot create partition from name: id_bucket")))
+        .isTrue();
+    assertThat(IngestRouter.refusedByIceberg(new ValidationException("Cannot change column type")))
+        .isTrue();
+    assertThat(
+            IngestRouter.refusedByIceberg(
+                new org.apache.flink.table.api.ValidationException("Field names must contain")))
+        .isTrue();
+
+    assertThat(
+            IngestRouter.refusedByIceberg(
+                new IllegalArgumentException("wrapped", new IOException("disk full"))))
+        .isFalse();
+    assertThat(
+            IngestRouter.refusedByIceberg(
+                new ValidationException(
+                    new UncheckedIOException(new IOException("reset")), "wrapped")))
+        .isFalse();
+    assertThat(IngestRouter.refusedByIceberg(new UncheckedIOException(new IOException("io"))))
+        .isFalse();
+    assertThat(
+            IngestRouter.refusedByIceberg(
+                new UncheckedSQLException(new SQLException("database is locked"), "commit")))
+        .isFalse();
+    assertThat(IngestRouter.refusedByIceberg(new CommitFailedException("lost a race"))).isFalse();
+    assertThat(IngestRouter.refusedByIceberg(new NoSuchTableException("dropped"))).isFalse();
+    assertThat(
+            IngestRouter.refusedByIceberg(new IllegalStateException("other commits kept winning")))
+        .isFalse();
   }
 
   private static String create(String after) {
