@@ -53,7 +53,7 @@ public final class DebeziumEventRouter implements EventRouter {
     try {
       return routeChecked(payload);
     } catch (RefusedRecordException e) {
-      // A refusal deep in schema inference or table resolution (ADR 0016): the whole event.
+      // A refusal deep in schema inference or table resolution (ADR 0018): the whole event.
       return List.of(e.rejected());
     }
   }

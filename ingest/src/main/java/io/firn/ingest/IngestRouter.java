@@ -70,6 +70,12 @@ import org.slf4j.LoggerFactory;
  * the barriers itself ({@link #snapshotState}), and records reach the writers in order behind the
  * same barriers, so nothing is kept per key: the steady state costs nothing, and only the rest of
  * the checkpoint in which a schema changed carries the extra deletes (ADR 0004 §2).
+ *
+ * <p>Poison events (ADR 0018): every failure one event causes — reading it, inferring or converting
+ * its row, Iceberg refusing the table creation or change it needs — becomes that event's dead
+ * letter, and the job goes on; only failures of the catalog or the storage ({@link
+ * IngestInfrastructureException}) fail the task, so that Flink restarts the job and replays the
+ * event.
  */
 public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamicSink.Record>
     implements CheckpointedFunction, CheckpointListener {
@@ -214,7 +220,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
 
   /**
    * What to write for {@code event}, with every failure the event causes turned into its dead
-   * letter (ADR 0016): only a failure of the catalog or the storage ({@link
+   * letter (ADR 0018): only a failure of the catalog or the storage ({@link
    * IngestInfrastructureException}) leaves this method, to restart the job. The write shapes of the
    * event's records are resolved here too, so that nothing of an event is emitted unless all of it
    * can be.

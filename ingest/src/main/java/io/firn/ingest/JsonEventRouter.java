@@ -37,7 +37,7 @@ public final class JsonEventRouter implements EventRouter {
     try {
       return List.of(routeOne(payload));
     } catch (RefusedRecordException e) {
-      // A refusal deep in schema inference or table resolution (ADR 0016).
+      // A refusal deep in schema inference or table resolution (ADR 0018).
       return List.of(e.rejected());
     }
   }

@@ -1,7 +1,7 @@
 package io.firn.ingest;
 
 /**
- * One event cannot be written, for a reason that lies in the event itself (ADR 0016): thrown while
+ * One event cannot be written, for a reason that lies in the event itself (ADR 0018): thrown while
  * the event is handled, it sends that event to the dead-letter table and nothing else. The routers
  * turn it into {@link Routing.Rejected}.
  */

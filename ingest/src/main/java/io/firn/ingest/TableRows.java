@@ -124,7 +124,7 @@ final class TableRows {
             "key field '" + key + "'" + where + " is " + (value == null ? "absent" : "null"));
       }
       // An integer that fits a long: JSON decimals (1.5, but also 1.0 and 1e10) would make a
-      // double key column, which Iceberg refuses as an identifier field (ADR 0016).
+      // double key column, which Iceberg refuses as an identifier field (ADR 0018).
       if (!value.isTextual() && !(value.isIntegralNumber() && value.canConvertToLong())) {
         return new Routing.Rejected(
             DeadLetterReason.INVALID_KEY,

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Events no table can take are refused with a precise reason before any table is created or changed
- * for them (ADR 0016); {@code PoisonRecordsIT} runs the same corpus through the job.
+ * for them (ADR 0018); {@code PoisonRecordsIT} runs the same corpus through the job.
  */
 class PoisonEventsTest {
   private static final String SOURCE = ",\"source\":{\"table\":\"orders\"}}";
