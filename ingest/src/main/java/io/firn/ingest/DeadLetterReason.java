@@ -12,7 +12,11 @@ public enum DeadLetterReason {
   INVALID_TABLE_NAME("invalid_table_name"),
   /** A primary-key field is absent or null. */
   MISSING_KEY("missing_key"),
-  /** A primary-key field is not a string or an integer. */
+  /**
+   * A primary-key field is not a string or an integer that fits a {@code long} (e.g. {@code 1.5},
+   * {@code 1e10}, {@code true}, a 30-digit number): Iceberg takes no floating-point or boolean key
+   * column.
+   */
   INVALID_KEY("invalid_key"),
   /** A CDC event's {@code op} is absent or not one of c, r, u, d. */
   UNKNOWN_OPERATION("unknown_operation"),
@@ -20,8 +24,30 @@ public enum DeadLetterReason {
    * A CDC event lacks the row image its op needs ({@code after} for c/r/u, {@code before} for d).
    */
   MISSING_ROW_IMAGE("missing_row_image"),
-  /** A value does not fit its column's type without a disallowed change (e.g. long to double). */
-  INCOMPATIBLE_TYPE("incompatible_type");
+  /**
+   * A value does not fit its column's type without a disallowed change (e.g. a decimal into a
+   * {@code long} column), or a timestamp is outside the range of Iceberg's microseconds.
+   */
+  INCOMPATIBLE_TYPE("incompatible_type"),
+  /**
+   * A field would become a column whose name readers or writers cannot use: empty or blank (Flink's
+   * writers refuse it), reserved for an Iceberg metadata column ({@code _pos}, {@code _file}, ...),
+   * or equal to another column's name but for case (case-insensitive engines cannot tell them
+   * apart).
+   */
+  INVALID_FIELD_NAME("invalid_field_name"),
+  /**
+   * Iceberg refused the table creation, schema change or partition spec change the event needs
+   * (e.g. a column named like a partition field, {@code id_bucket} next to {@code bucket(4, id)}).
+   * The refused change is not applied and the job's caches keep nothing of it.
+   */
+  TABLE_CHANGE_REFUSED("table_change_refused"),
+  /**
+   * Handling the event failed in a way no other reason covers (an unexpected exception while
+   * reading or converting it, no catalog or storage failure): a defect in Firn, to be reported with
+   * the payload. The detail names the exception.
+   */
+  ROUTING_FAILED("routing_failed");
 
   private final String code;
 

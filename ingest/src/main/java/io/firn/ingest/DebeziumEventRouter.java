@@ -50,6 +50,15 @@ public final class DebeziumEventRouter implements EventRouter {
 
   @Override
   public List<Routing> route(String payload) {
+    try {
+      return routeChecked(payload);
+    } catch (RefusedRecordException e) {
+      // A refusal deep in schema inference or table resolution (ADR 0018): the whole event.
+      return List.of(e.rejected());
+    }
+  }
+
+  private List<Routing> routeChecked(String payload) {
     JsonNode event;
     try {
       event = mapper.readTree(payload);
@@ -155,7 +164,9 @@ public final class DebeziumEventRouter implements EventRouter {
       if (delete instanceof Routing.Rejected) {
         return List.of(delete);
       }
-      return List.of(delete, rows.upsert(target.table(), after));
+      Routing upsert = rows.upsert(target.table(), after);
+      // All or nothing: an update whose new row is refused must not delete the old key either.
+      return upsert instanceof Routing.Rejected ? List.of(upsert) : List.of(delete, upsert);
     }
     return List.of(rows.upsert(target.table(), after));
   }

@@ -1,5 +1,9 @@
 package io.firn.ingest;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.UnresolvedAddressException;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,6 +36,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
@@ -65,6 +70,12 @@ import org.slf4j.LoggerFactory;
  * the barriers itself ({@link #snapshotState}), and records reach the writers in order behind the
  * same barriers, so nothing is kept per key: the steady state costs nothing, and only the rest of
  * the checkpoint in which a schema changed carries the extra deletes (ADR 0004 §2).
+ *
+ * <p>Poison events (ADR 0018): every failure one event causes — reading it, inferring or converting
+ * its row, Iceberg refusing the table creation or change it needs — becomes that event's dead
+ * letter, and the job goes on; only failures of the catalog or the storage ({@link
+ * IngestInfrastructureException}) fail the task, so that Flink restarts the job and replays the
+ * event.
  */
 public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamicSink.Record>
     implements CheckpointedFunction, CheckpointListener {
@@ -115,6 +126,9 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   private transient WriteShape lastShape;
   private transient int roundRobin;
 
+  /** What {@link #resolve} is doing, for the dead letter's detail when Iceberg refuses it. */
+  private transient String resolveStep;
+
   public IngestRouter(
       IngestSettings settings, CatalogLoader catalogLoader, VersionTwoTableCreator tableCreator) {
     this.settings = settings;
@@ -135,7 +149,13 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     this.router =
         settings.router(
             table -> {
-              Optional<Table> loaded = currentTable(catalog, table);
+              Optional<Table> loaded;
+              try {
+                loaded = currentTable(catalog, table);
+              } catch (RuntimeException e) {
+                throw new IngestInfrastructureException(
+                    "Loading table " + table + " from catalog " + catalog.name() + " failed", e);
+              }
               loaded.ifPresent(t -> existingSpecs.put(table, t.spec()));
               return loaded.map(Table::schema);
             },
@@ -184,7 +204,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   @Override
   public void processElement(
       IngestEvent event, Context context, Collector<FirnDynamicSink.Record> out) {
-    for (Routing routing : router.route(event.payload())) {
+    for (Routing routing : route(event)) {
       if (routing instanceof Routing.Routed routed) {
         write(routed, out);
       } else if (routing instanceof Routing.Rejected rejected) {
@@ -196,6 +216,48 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
                 nextRoundRobin()));
       }
     }
+  }
+
+  /**
+   * What to write for {@code event}, with every failure the event causes turned into its dead
+   * letter (ADR 0018): only a failure of the catalog or the storage ({@link
+   * IngestInfrastructureException}) leaves this method, to restart the job. The write shapes of the
+   * event's records are resolved here too, so that nothing of an event is emitted unless all of it
+   * can be.
+   */
+  private List<Routing> route(IngestEvent event) {
+    try {
+      List<Routing> routings = router.route(event.payload());
+      for (Routing routing : routings) {
+        if (routing instanceof Routing.Routed routed) {
+          shape(routed.table(), routed.schema());
+        }
+      }
+      return routings;
+    } catch (IngestInfrastructureException e) {
+      throw e;
+    } catch (RefusedRecordException e) {
+      return List.of(e.rejected());
+    } catch (RuntimeException e) {
+      return List.of(routingFailed(e));
+    }
+  }
+
+  /** The dead letter of an event whose handling failed unexpectedly (a defect in Firn). */
+  private Routing.Rejected routingFailed(RuntimeException e) {
+    if (warned.add("failure/" + e.getClass().getName())) {
+      LOG.warn(
+          "Dead-lettering an event whose routing failed unexpectedly (reason routing_failed)", e);
+    } else {
+      LOG.debug("Dead-lettering an event whose routing failed unexpectedly", e);
+    }
+    return new Routing.Rejected(
+        DeadLetterReason.ROUTING_FAILED,
+        "unexpected "
+            + e.getClass().getName()
+            + ": "
+            + TableRows.abbreviate(String.valueOf(e.getMessage()))
+            + " (a defect in Firn: please report it with the payload)");
   }
 
   private void write(Routing.Routed routed, Collector<FirnDynamicSink.Record> out) {
@@ -249,7 +311,18 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
 
   private WriteShape deadLetterShape() {
     if (deadLetterShape == null) {
-      Schema schema = resolve(deadLetterTable, DeadLetters.SCHEMA);
+      Schema schema;
+      try {
+        schema = resolve(deadLetterTable, DeadLetters.SCHEMA);
+      } catch (RefusedRecordException e) {
+        // Not the event's fault: the table (someone else's?) cannot hold dead letters.
+        throw new IngestInfrastructureException(
+            "The dead-letter table "
+                + deadLetterTable
+                + " cannot take dead letters: "
+                + e.getMessage(),
+            e);
+      }
       deadLetterShape = new WriteShape(deadLetterTable, schema, writeSpecs.get(schema), List.of());
     }
     return deadLetterShape;
@@ -258,11 +331,71 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   /**
    * Creates {@code table}, or brings its schema and spec up to {@code wanted}, and returns the
    * table's schema to write its rows in (see {@link TableRows.SchemaResolver}).
+   *
+   * @throws RefusedRecordException when Iceberg refuses the partition spec, the creation or the
+   *     change ({@link #refusedByIceberg}): the event's fault, nothing of the change is kept here
+   * @throws IngestInfrastructureException when the catalog or the storage failed
    */
   private Schema resolve(TableIdentifier table, Schema wanted) {
+    resolveStep = "derive the partition spec of";
+    try {
+      return resolveOrThrow(table, wanted);
+    } catch (RefusedRecordException | IngestInfrastructureException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      if (refusedByIceberg(e)) {
+        // One line per poison event; the stack only at debug.
+        LOG.info("Iceberg refused to {} {} for an event: {}", resolveStep, table, e.toString());
+        LOG.debug("Iceberg refused to {} {} for schema {}", resolveStep, table, wanted, e);
+        throw new RefusedRecordException(
+            DeadLetterReason.TABLE_CHANGE_REFUSED,
+            "Iceberg refused to "
+                + resolveStep
+                + " "
+                + table
+                + ": "
+                + TableRows.abbreviate(String.valueOf(e.getMessage())),
+            e);
+      }
+      throw new IngestInfrastructureException(
+          "Could not " + resolveStep + " " + table + " in catalog " + catalog.name(), e);
+    }
+  }
+
+  /**
+   * Whether {@code e}, thrown while a table was created or changed for an event, is Iceberg (or
+   * Flink) refusing the metadata the event asks for rather than a failure of the catalog or the
+   * storage: Iceberg validates schemas, specs and updates with {@code IllegalArgumentException}
+   * ({@code Preconditions.checkArgument}) and {@code ValidationException}; I/O, SQL and network
+   * failures underneath never count as a refusal.
+   */
+  static boolean refusedByIceberg(Throwable e) {
+    if (!(e instanceof IllegalArgumentException
+        || e instanceof ValidationException
+        || e instanceof org.apache.flink.table.api.ValidationException)) {
+      return false;
+    }
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof IOException
+          || cause instanceof UncheckedIOException
+          || cause instanceof SQLException
+          || cause instanceof UnresolvedAddressException) {
+        return false;
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return true;
+  }
+
+  private Schema resolveOrThrow(TableIdentifier table, Schema wanted) {
     Table current = null;
+    List<PartitionCandidate> candidates = rule(table).partitionCandidates();
     PartitionSpec wantedSpec = spec(table, wanted);
+    resolveStep = "look up";
     if (!existingSpecs.containsKey(table) && currentTable(catalog, table).isEmpty()) {
+      resolveStep = "create";
       try {
         current = tableCreator.create(catalog, table, wanted, wantedSpec);
         LOG.info(
@@ -276,9 +409,11 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
       }
     }
     if (current == null) {
+      resolveStep = "evolve";
       if (evolve(table, wanted, wantedSpec)) {
         metrics.schemaChange(table);
       }
+      resolveStep = "load";
       current = catalog.loadTable(table);
     }
     existingSpecs.putIfAbsent(table, current.spec());
@@ -304,6 +439,10 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     }
     // This table's rows in this schema are written with the table's current spec.
     writeSpecs.put(schema, current.spec());
+    if (!candidates.isEmpty()) {
+      // Only now: a spec Iceberg refused must not order the next one.
+      lastSpecs.put(table, wantedSpec);
+    }
     return schema;
   }
 
@@ -442,7 +581,6 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     PartitionSpec previous = lastSpecs.getOrDefault(table, existingSpecs.get(table));
     PartitionSpec spec =
         PartitionCandidate.spec(PartitionCandidate.ordered(candidates, previous), schema);
-    lastSpecs.put(table, spec);
     LOG.info("Partition spec of {} for its schema {}: {}", table, schema.schemaId(), spec);
     return spec;
   }

@@ -34,7 +34,12 @@ public final class JsonEventRouter implements EventRouter {
 
   @Override
   public List<Routing> route(String payload) {
-    return List.of(routeOne(payload));
+    try {
+      return List.of(routeOne(payload));
+    } catch (RefusedRecordException e) {
+      // A refusal deep in schema inference or table resolution (ADR 0018).
+      return List.of(e.rejected());
+    }
   }
 
   private Routing routeOne(String payload) {

@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -22,6 +23,7 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.types.RowKind;
+import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -121,10 +123,18 @@ final class TableRows {
             DeadLetterReason.MISSING_KEY,
             "key field '" + key + "'" + where + " is " + (value == null ? "absent" : "null"));
       }
-      if (!value.isTextual() && !value.canConvertToLong()) {
+      // An integer that fits a long: JSON decimals (1.5, but also 1.0 and 1e10) would make a
+      // double key column, which Iceberg refuses as an identifier field (ADR 0018).
+      if (!value.isTextual() && !(value.isIntegralNumber() && value.canConvertToLong())) {
         return new Routing.Rejected(
             DeadLetterReason.INVALID_KEY,
-            "key field '" + key + "'" + where + " = " + value + " must be a string or an integer");
+            "key field '"
+                + key
+                + "'"
+                + where
+                + " = "
+                + abbreviate(value.toString())
+                + " must be a string or an integer of at most 64 bits");
       }
     }
     return null;
@@ -231,7 +241,7 @@ final class TableRows {
   private static boolean hasNewFields(Schema schema, JsonNode image) {
     for (Iterator<Map.Entry<String, JsonNode>> it = image.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> field = it.next();
-      if (!field.getValue().isNull() && schema.findField(field.getKey()) == null) {
+      if (!field.getValue().isNull() && !hasColumn(schema, field.getKey())) {
         return true;
       }
     }
@@ -251,6 +261,11 @@ final class TableRows {
     return widen(name, keysOnly, image);
   }
 
+  /** Whether {@code schema} has a column {@code name} (Iceberg's lookup refuses an empty name). */
+  private static boolean hasColumn(Schema schema, String name) {
+    return !name.isEmpty() && schema.findField(name) != null;
+  }
+
   /** {@code base} plus the columns of {@code extra} it lacks (as optional, in extra's order). */
   private static Schema union(Schema base, Schema extra) {
     List<Types.NestedField> columns = new ArrayList<>(base.columns());
@@ -266,22 +281,62 @@ final class TableRows {
         : new Schema(columns, base.identifierFieldIds());
   }
 
-  /** The schema plus an optional column for each non-null field it lacks, in image order. */
+  /**
+   * The schema plus an optional column for each non-null field it lacks, in image order.
+   *
+   * @throws RefusedRecordException when a new field's name cannot be a column ({@link
+   *     #columnNameProblem})
+   */
   private Schema widen(String table, Schema schema, JsonNode image) {
     List<Types.NestedField> columns = new ArrayList<>(schema.columns());
     int nextId = schema.highestFieldId();
-    boolean changed = false;
+    Map<String, String> added = null;
     for (Iterator<Map.Entry<String, JsonNode>> it = image.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> field = it.next();
-      if (!field.getValue().isNull() && schema.findField(field.getKey()) == null) {
+      String name = field.getKey();
+      if (!field.getValue().isNull() && !hasColumn(schema, name)) {
+        if (added == null) {
+          added = new HashMap<>();
+        }
+        String problem = columnNameProblem(name, schema, added);
+        if (problem != null) {
+          throw new RefusedRecordException(
+              DeadLetterReason.INVALID_FIELD_NAME,
+              "field '" + abbreviate(name) + "' of " + identifier(table) + " " + problem);
+        }
+        added.put(name.toLowerCase(Locale.ROOT), name);
         nextId++;
-        columns.add(
-            Types.NestedField.optional(
-                nextId, field.getKey(), infer(table, field.getKey(), field.getValue())));
-        changed = true;
+        columns.add(Types.NestedField.optional(nextId, name, infer(table, name, field.getValue())));
       }
     }
-    return changed ? new Schema(columns, schema.identifierFieldIds()) : schema;
+    return added != null ? new Schema(columns, schema.identifierFieldIds()) : schema;
+  }
+
+  /**
+   * Why {@code name} cannot become a new column of {@code schema}, next to the new columns {@code
+   * added} (by lower-case name), or null when it can.
+   */
+  private static String columnNameProblem(String name, Schema schema, Map<String, String> added) {
+    if (name.isBlank()) {
+      // Flink's RowType refuses the name: the writers could never open the table again.
+      return "is empty or blank: Flink's writers refuse such a column name";
+    }
+    if (MetadataColumns.isMetadataColumn(name)) {
+      // Iceberg's readers add the metadata column to a read schema; with a data column of that
+      // name a table with position deletes cannot be read ("multiple fields for name _pos").
+      return "is the name of an Iceberg metadata column: readers would confuse the two";
+    }
+    Types.NestedField existing = schema.caseInsensitiveFindField(name);
+    String other = existing != null ? "column '" + existing.name() + "'" : null;
+    if (other == null && added.containsKey(name.toLowerCase(Locale.ROOT))) {
+      other = "field '" + added.get(name.toLowerCase(Locale.ROOT)) + "' of the same event";
+    }
+    if (other != null) {
+      return "differs only by case from "
+          + other
+          + ": case-insensitive engines (Spark, Trino) cannot tell them apart";
+    }
+    return null;
   }
 
   private Type infer(String table, String field, JsonNode value) {
@@ -392,21 +447,40 @@ final class TableRows {
    * without one for {@code timestamp}) or from epoch milliseconds; null when it is neither.
    */
   private static TimestampData timestamp(Types.TimestampType type, JsonNode value) {
+    Instant instant;
     if (value.isIntegralNumber() && value.canConvertToLong()) {
-      Instant instant = Instant.ofEpochMilli(value.longValue());
-      return type.shouldAdjustToUTC()
-          ? TimestampData.fromInstant(instant)
-          : TimestampData.fromLocalDateTime(LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+      instant = Instant.ofEpochMilli(value.longValue());
+    } else if (!value.isTextual()) {
+      return null;
+    } else {
+      try {
+        instant =
+            type.shouldAdjustToUTC()
+                ? OffsetDateTime.parse(value.asText()).toInstant()
+                : LocalDateTime.parse(value.asText()).toInstant(ZoneOffset.UTC);
+      } catch (DateTimeParseException e) {
+        return null;
+      }
     }
-    if (!value.isTextual()) {
+    if (!fitsMicros(instant)) {
+      // Flink's TimestampData and Iceberg's writers would overflow silently: a wrong timestamp.
       return null;
     }
+    return type.shouldAdjustToUTC()
+        ? TimestampData.fromInstant(instant)
+        : TimestampData.fromLocalDateTime(LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+  }
+
+  /**
+   * Whether {@code instant} has a {@code long} of microseconds since the epoch, as Iceberg stores.
+   */
+  private static boolean fitsMicros(Instant instant) {
     try {
-      return type.shouldAdjustToUTC()
-          ? TimestampData.fromInstant(OffsetDateTime.parse(value.asText()).toInstant())
-          : TimestampData.fromLocalDateTime(LocalDateTime.parse(value.asText()));
-    } catch (DateTimeParseException e) {
-      return null;
+      Math.addExact(
+          Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000);
+      return true;
+    } catch (ArithmeticException e) {
+      return false;
     }
   }
 
