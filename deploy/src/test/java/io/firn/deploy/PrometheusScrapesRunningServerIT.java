@@ -344,7 +344,7 @@ class PrometheusScrapesRunningServerIT {
           Double.parseDouble(series.path("value").get(1).asText()));
     }
     assertThat(byReason)
-        .hasSize(9)
+        .hasSize(io.firn.ingest.DeadLetterReason.values().length)
         .containsEntry("unparseable_json", 1.0)
         .containsEntry("missing_key", 1.0)
         .containsEntry("incompatible_type", 0.0);
