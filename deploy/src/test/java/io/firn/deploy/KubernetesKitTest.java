@@ -95,8 +95,17 @@ class KubernetesKitTest {
     m.appendTail(substituted);
     assertThat(unset).as("variables without a default that server.yaml does not set").isEmpty();
 
-    Path file = Kit.scratch("k8s-config").resolve("firn-server.yaml");
-    Files.writeString(file, substituted);
+    Path scratch = Kit.scratch("k8s-config");
+    Path file = scratch.resolve("firn-server.yaml");
+    // The server checks that the policy it names exists: the ConfigMap's default.yaml is mounted
+    // at /etc/firn/policies/ in the pod; here it lies in the scratch directory instead.
+    String mountedPolicy = "/etc/firn/policies/default.yaml";
+    assertThat(substituted.toString()).contains("path: " + mountedPolicy);
+    Path policyCopy = Files.createDirectories(scratch.resolve("policies")).resolve("default.yaml");
+    Files.writeString(
+        policyCopy,
+        objects.get("ConfigMap/firn-server").path("data").path("default.yaml").asText());
+    Files.writeString(file, substituted.toString().replace(mountedPolicy, policyCopy.toString()));
     FirnServerApplication application = new FirnServerApplication();
     Bootstrap<FirnServerConfiguration> bootstrap = new Bootstrap<>(application);
     application.initialize(bootstrap);
@@ -121,7 +130,8 @@ class KubernetesKitTest {
     serverContainer().path("volumeMounts").forEach(v -> mounts.add(v.path("mountPath").asText()));
     assertThat(args).endsWith("server", "/etc/firn/firn-server.yaml");
     assertThat(mounts).contains("/etc/firn/firn-server.yaml");
-    assertThat(Path.of(config.getPolicies().getPath()).getParent().toString()).isIn(mounts);
+    assertThat(config.getPolicies().getPath()).isEqualTo(policyCopy.toString());
+    assertThat(Path.of(mountedPolicy).getParent().toString()).isIn(mounts);
   }
 
   @Test
