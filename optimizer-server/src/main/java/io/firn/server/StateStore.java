@@ -158,7 +158,7 @@ public final class StateStore implements AutoCloseable {
   private final ManagedDataSource dataSource;
   private final Duration retryInterval;
   private final ScheduledExecutorService retrier;
-  private final Counter writeFailures;
+  private final Counter outages;
   private final Counter rowsDropped;
   private final AtomicInteger keptRows = new AtomicInteger();
 
@@ -192,9 +192,11 @@ public final class StateStore implements AutoCloseable {
             "Rows whose latest state only the server's memory holds: their write failed because"
                 + " the state store did not answer; re-written when it does")
         .register(meters);
-    this.writeFailures =
-        Counter.builder("firn.state.store.write.failures")
-            .description("Writes the state store did not take because it did not answer")
+    this.outages =
+        Counter.builder("firn.state.store.outages")
+            .description(
+                "Times writes started failing because the state store did not answer (rows kept"
+                    + " in memory from then until it answers)")
             .register(meters);
     this.rowsDropped =
         Counter.builder("firn.state.store.rows.dropped")
@@ -423,20 +425,20 @@ public final class StateStore implements AutoCloseable {
           if (!f.outage) {
             throw failure(what, f.cause);
           }
-          writeFailures.increment();
+          outages.increment();
           failingSince = Instant.now();
           lastError = f.cause.toString();
           lastReport = failingSince;
           LOG.error(
-              "state store {}: cannot {}: {}. The server keeps running on its in-memory state;"
-                  + " the latest state of every row changed from now on is kept in memory and"
-                  + " written when the database answers again (retried every {}). Until then the"
+              "state store {}: cannot {} ({}); the server keeps running on its in-memory state,"
+                  + " keeps the latest state of every row changed from now on and writes them"
+                  + " when the database answers again (tried every {} ms); until then the"
                   + " state-store health check is red and firn_state_store_pending_rows counts the"
-                  + " kept rows.",
+                  + " kept rows",
               redact(url),
               what,
               f.cause.getMessage(),
-              retryInterval);
+              retryInterval.toMillis());
         }
       }
       for (RowWrite w : writes) {
