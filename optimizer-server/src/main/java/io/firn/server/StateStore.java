@@ -1109,6 +1109,34 @@ public final class StateStore implements AutoCloseable {
         .toList();
   }
 
+  /**
+   * {@link #processes} for a caller that can do without the stored history: while the database does
+   * not answer, the kept rows alone (often none) instead of an exception. The planner's throughput
+   * estimate uses it, so that an outage never fails a plan (and parks its table).
+   */
+  public List<ProcessRecord> pastProcesses(
+      @Nullable String catalog, @Nullable String namespace, @Nullable String table, int limit) {
+    try {
+      return processes(catalog, namespace, table, limit);
+    } catch (StateStoreException e) {
+      LOG.debug("{}; using the kept rows only", e.getMessage());
+      return keptOf(ProcessWrite.class).stream()
+          .map(ProcessWrite::p)
+          .filter(
+              p ->
+                  catalog == null
+                      || (p.catalog().equals(catalog)
+                          && p.namespace().equals(namespace)
+                          && p.table().equals(table)))
+          .sorted(
+              Comparator.comparing(ProcessRecord::createdAt)
+                  .reversed()
+                  .thenComparing(ProcessRecord::processId))
+          .limit(limit)
+          .toList();
+    }
+  }
+
   /** One process, or null; a kept row wins over the stored one. */
   public @Nullable ProcessRecord process(String processId) {
     for (ProcessWrite w : keptOf(ProcessWrite.class)) {

@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -106,6 +107,10 @@ class StateStoreOutageTest {
       assertThat(red.getMessage()).contains("11 row(s) kept in memory");
       assertThatThrownBy(() -> store.processes(null, null, null, 10))
           .isInstanceOf(StateStoreException.class);
+      // The planner's throughput estimate does with the kept rows instead of failing the plan.
+      assertThat(store.pastProcesses("lake", "db", "a", 10))
+          .extracting(ProcessRecord::processId, ProcessRecord::status)
+          .containsExactly(Tuple.tuple("p2", "running"), Tuple.tuple("p1", "succeeded"));
       // The retry thread keeps trying (every 100 ms) and keeps failing.
       await().pollDelay(Duration.ofMillis(500)).until(() -> true);
       assertThat(store.status().inSync()).isFalse();
@@ -141,16 +146,14 @@ class StateStoreOutageTest {
     try (StateStore again = open(url, Duration.ofMillis(100), new SimpleMeterRegistry())) {
       assertThat(again.processes(null, null, null, 10))
           .extracting(ProcessRecord::processId, ProcessRecord::status)
-          .containsExactly(
-              org.assertj.core.groups.Tuple.tuple("p2", "succeeded"),
-              org.assertj.core.groups.Tuple.tuple("p1", "succeeded"));
+          .containsExactly(Tuple.tuple("p2", "succeeded"), Tuple.tuple("p1", "succeeded"));
       assertThat(again.tasks("p1")).extracting(TaskRecord::status).containsOnly("committed");
       assertThat(again.loadTableStates())
           .extracting(TableStateRecord::table, TableStateRecord::status)
           .containsExactly(
-              org.assertj.core.groups.Tuple.tuple("a", "optimizing"),
-              org.assertj.core.groups.Tuple.tuple("b", "pending"),
-              org.assertj.core.groups.Tuple.tuple("c", "idle"));
+              Tuple.tuple("a", "optimizing"),
+              Tuple.tuple("b", "pending"),
+              Tuple.tuple("c", "idle"));
     }
   }
 
