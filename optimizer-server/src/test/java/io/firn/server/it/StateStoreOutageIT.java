@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -55,7 +56,7 @@ class StateStoreOutageIT {
       try {
         String api = api(first);
         String admin = admin(first);
-        String before = optimized(api, "before");
+        String before = optimized(api, fixture, "before");
         assertThat(stateStoreHealth(admin)).containsEntry("healthy", true);
         assertThat(
                 stored(url, "SELECT status FROM optimizing_process WHERE process_id = ?", before))
@@ -64,7 +65,7 @@ class StateStoreOutageIT {
         // The database goes away while a new table arrives and is optimized.
         pg.kill();
         fixture.generate("db", "during", spec(2));
-        String during = optimized(api, "during");
+        String during = optimized(api, fixture, "during");
         assertThat(Http.get(api + "/tables").status()).isEqualTo(200);
         assertThat(Http.get(api + "/workers").status()).isEqualTo(200);
         Map<String, Object> red = stateStoreHealth(admin);
@@ -103,7 +104,7 @@ class StateStoreOutageIT {
         // Sessions terminated by an operator cost no write: the pool replaces them.
         assertThat(pg.terminateSessions(DATABASE)).isPositive();
         fixture.generate("db", "after", spec(3));
-        String after = optimized(api, "after");
+        String after = optimized(api, fixture, "after");
         assertThat(stored(url, "SELECT status FROM optimizing_process WHERE process_id = ?", after))
             .containsExactly("succeeded");
         assertThat(metric(admin, "firn_state_store_outages_total")).isEqualTo(1.0);
@@ -154,20 +155,31 @@ class StateStoreOutageIT {
   }
 
   /**
-   * Waits (on the in-memory table list only) until the table's process is done and a plan finds
-   * nothing more due, and returns that process's id.
+   * Waits (on the in-memory table list only) until the table's process is done, a plan finds
+   * nothing more due and the watcher has seen the table's current snapshot (the last commit is the
+   * optimizer's own), and returns that process's id.
    */
-  private static String optimized(String api, String table) {
+  private static String optimized(String api, ServerFixture fixture, String table) {
     await()
         .atMost(60, TimeUnit.SECONDS)
         .pollInterval(Duration.ofMillis(200))
         .until(
             () -> {
               Map<String, Object> t = table(api, table);
-              return t != null
-                  && t.get("lastProcessId") != null
-                  && "idle".equals(t.get("status"))
-                  && Boolean.FALSE.equals(t.get("needsPlan"));
+              if (t == null
+                  || t.get("lastProcessId") == null
+                  || !"idle".equals(t.get("status"))
+                  || !Boolean.FALSE.equals(t.get("needsPlan"))
+                  || !(t.get("snapshotId") instanceof Number seen)) {
+                return false;
+              }
+              long current =
+                  fixture
+                      .catalog
+                      .loadTable(TableIdentifier.of("db", table))
+                      .currentSnapshot()
+                      .snapshotId();
+              return seen.longValue() == current;
             });
     return (String) table(api, table).get("lastProcessId");
   }
