@@ -88,8 +88,7 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
     // `promtool check metrics` (abbreviated unit, _count suffix on a gauge).
 
     StateStoreConfiguration stateStore = configuration.getStateStore();
-    StateStore store =
-        StateStore.open(stateStore.getUrl(), stateStore.getUser(), stateStore.getPassword());
+    StateStore store = StateStore.open(stateStore, environment.metrics(), registry);
     boolean share = configuration.getAuth().isShareCatalogCredentials();
     ServerCatalogs connections = new ServerCatalogs(catalogs, share);
     for (CatalogSettings catalog : catalogs) {

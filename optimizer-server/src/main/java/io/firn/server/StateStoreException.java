@@ -7,4 +7,8 @@ public class StateStoreException extends RuntimeException {
   public StateStoreException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  public StateStoreException(String message) {
+    super(message);
+  }
 }

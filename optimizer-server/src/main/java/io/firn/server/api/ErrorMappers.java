@@ -3,6 +3,7 @@ package io.firn.server.api;
 import io.dropwizard.jersey.errors.ErrorMessage;
 import io.firn.core.protocol.ProtocolException;
 import io.firn.core.protocol.UnknownWorkerException;
+import io.firn.server.StateStoreException;
 import io.firn.server.optimizing.UnknownTableException;
 import io.firn.server.optimizing.WorkerRefusedException;
 import jakarta.ws.rs.core.MediaType;
@@ -10,6 +11,8 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import java.util.List;
 import org.glassfish.jersey.server.ParamException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Maps the server's exceptions to JSON errors with the exception's message. */
 public final class ErrorMappers {
@@ -24,7 +27,8 @@ public final class ErrorMappers {
         new UnknownTable(),
         new IllegalState(),
         new IllegalArgument(),
-        new BadParameter());
+        new BadParameter(),
+        new StateStoreUnavailable());
   }
 
   static Response json(int status, String message) {
@@ -92,6 +96,24 @@ public final class ErrorMappers {
               : e instanceof ParamException.PathParamException ? "path segment" : "parameter";
       return json(
           400, kind + " '" + e.getParameterName() + "' is not valid (a number is expected)");
+    }
+  }
+
+  /**
+   * 503: the request needs the state store (the process history) and it fails; the in-memory
+   * endpoints keep serving (ADR 0016). The database's message, which names its URL, goes to the log
+   * only.
+   */
+  public static final class StateStoreUnavailable implements ExceptionMapper<StateStoreException> {
+    private static final Logger LOG = LoggerFactory.getLogger(StateStoreUnavailable.class);
+
+    @Override
+    public Response toResponse(StateStoreException e) {
+      LOG.warn("answering 503: {}", e.getMessage());
+      return json(
+          503,
+          "the state store does not answer; the process history is back when it does (the"
+              + " server's log and its state-store health check say more)");
     }
   }
 }

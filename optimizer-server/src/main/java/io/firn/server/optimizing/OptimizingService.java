@@ -1232,7 +1232,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   private double throughput(TableState table) {
     long bytes = 0;
     double seconds = 0;
-    for (ProcessRecord p : store.processes(table.catalog, table.namespace, table.table, 20)) {
+    for (ProcessRecord p : store.pastProcesses(table.catalog, table.namespace, table.table, 20)) {
       if (p.status().equals("succeeded") && p.finishedAt() != null && p.bytesRead() > 0) {
         bytes += p.bytesRead();
         seconds +=
