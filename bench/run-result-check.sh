@@ -2,7 +2,7 @@
 # What the server's check of handed-in results costs next to the rewrites it checks (ADR 0017),
 # on table shapes that differ in partitioning, delete mix and size:
 #
-#   bench/run-result-check.sh [--work DIR] [--rounds 3]
+#   bench/run-result-check.sh [--work DIR] [--rounds 3] [--no-build]
 #
 # For each shape: generate a table (testkit generator), plan full optimizing, run every task on
 # one thread, check every result on one thread as the server does, delete the outputs (nothing is
@@ -10,16 +10,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-WORK=$ROOT/bench/target/result-check ROUNDS=3
+WORK=$ROOT/bench/target/result-check ROUNDS=3 BUILD=1
 while (($#)); do
   case "$1" in
     --work) WORK=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
+    --no-build) BUILD=0; shift ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
 done
-echo "== building" >&2
-mvn -B -q -ntp install -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
+if ((BUILD)); then
+  echo "== building" >&2
+  mvn -B -q -ntp install -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
+fi
 CP="$ROOT/bench/target/classes:$ROOT/bench/target/lib/*"
 rm -rf "$WORK"; mkdir -p "$WORK"
 
