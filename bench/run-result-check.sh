@@ -31,7 +31,7 @@ SHAPES=(
   "cdc-8-buckets 1000000 100 0.05 0.01 0.02 8"
   "cdc-unpartitioned 1000000 100 0.05 0.01 0.02 0"
   "upsert-heavy 500000 200 0.30 0.05 0.05 4"
-  "append-only 1000000 200 0 0 0 8"
+  "inserts-only 1000000 200 0 0 0 8"
 )
 for shape in "${SHAPES[@]}"; do
   read -r label rows commits update delete duplicate buckets <<<"$shape"
