@@ -297,8 +297,15 @@ public final class Committer {
     Snapshot before = refreshed(table);
     List<DeleteFile> removedDeletes = toRemove;
     boolean filtered = false;
-    Transaction transaction;
+    Transaction transaction = null;
     for (int attempt = 1; ; attempt++) {
+      if (rewritten.isEmpty() && addedDeletes.isEmpty() && removedDeletes.isEmpty()) {
+        // Nothing to change: conversions that found no row to delete, or delete files to remove
+        // that an earlier commit (or Iceberg itself) already removed. The groups' work is done;
+        // there is no snapshot to make and no history to check (the planning snapshot may be
+        // long expired by now).
+        break;
+      }
       try {
         transaction =
             transaction(
@@ -332,13 +339,18 @@ public final class Committer {
         }
       }
     }
-    long snapshotId = transaction.table().currentSnapshot().snapshotId();
-    checkAncestry(
-        table,
-        plan.snapshotId(),
-        before,
-        snapshotId,
-        groups.size() == 1 ? groups.get(0).partition().key() : null);
+    long snapshotId;
+    if (transaction == null) {
+      snapshotId = before == null ? -1 : before.snapshotId();
+    } else {
+      snapshotId = transaction.table().currentSnapshot().snapshotId();
+      checkAncestry(
+          table,
+          plan.snapshotId(),
+          before,
+          snapshotId,
+          groups.size() == 1 ? groups.get(0).partition().key() : null);
+    }
     Set<String> removedPaths = new HashSet<>();
     removedDeletes.forEach(d -> removedPaths.add(d.location()));
     List<CommitOutcome> outcomes = new ArrayList<>();
@@ -348,16 +360,20 @@ public final class Committer {
               .filter(d -> removedPaths.contains(d.location()))
               .count();
       String message =
-          String.format(
-              "%s: %d data files -> %d, %d delete files removed, %d position-delete files added, %d"
-                  + " rows written, %d deleted rows dropped",
-              group.partition().type().label(),
-              group.rewritten().size(),
-              group.added().size(),
-              removed,
-              group.addedDeletes().size(),
-              group.rowsWritten(),
-              group.rowsDeleted());
+          transaction == null
+              ? group.partition().type().label()
+                  + ": nothing to change (no data file rewritten, no position delete to add, no"
+                  + " delete file left to remove); no snapshot made"
+              : String.format(
+                  "%s: %d data files -> %d, %d delete files removed, %d position-delete files added, %d"
+                      + " rows written, %d deleted rows dropped",
+                  group.partition().type().label(),
+                  group.rewritten().size(),
+                  group.added().size(),
+                  removed,
+                  group.addedDeletes().size(),
+                  group.rowsWritten(),
+                  group.rowsDeleted());
       outcomes.add(
           new CommitOutcome(
               group.partition().key(),
