@@ -119,6 +119,11 @@ public final class ResultCheck {
         refuse(
             "%s is listed as a position-delete file but holds %s", file.location(), file.content());
       }
+      // Where it is first: a path the attempt may not have written is never opened.
+      String problem = locationProblem(table, file.location(), attemptId);
+      if (problem != null) {
+        refuse("file %s %s", file.location(), problem);
+      }
       Map<String, List<Long>> rows = positionRows(io, file);
       if (rows.size() != 1 || !converted.containsKey(rows.keySet().iterator().next())) {
         refuse(
