@@ -1,0 +1,122 @@
+package io.firn.worker.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.firn.core.plan.OptimizingPlan;
+import io.firn.core.plan.OptimizingType;
+import io.firn.core.plan.RewriteTask;
+import io.firn.core.policy.OptimizingPolicy;
+import io.firn.worker.executor.ResultCheck;
+import io.firn.worker.executor.RewriteExecutor;
+import io.firn.worker.executor.TaskResult;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The server's check of a handed-in result ({@link ResultCheck}) on real executor output: what a
+ * worker really wrote always passes, a result that names a file it may not have written does not.
+ */
+class ResultCheckTest {
+  private static final long BLOOM = 1_000_000;
+  private static final String ATTEMPT = "p1-t0-a1";
+
+  @TempDir Path warehouse;
+
+  /**
+   * Found by the history soak (seeds 108, 109, 112): Iceberg names the position-delete file of an
+   * unpartitioned spec {@code <data>//<file>} (an empty partition path), and the check refused the
+   * empty segment as "not a plain path": every conversion on an unpartitioned table would have
+   * failed on the server.
+   */
+  @Test
+  void aConversionOnAnUnpartitionedTableIsAccepted() {
+    Table table = converted("unpartitioned");
+    RewriteTask task = convertTask(table);
+
+    TaskResult result = new RewriteExecutor(BLOOM).execute(table, task, ATTEMPT);
+
+    assertThat(result.positionDeletes()).isNotEmpty();
+    assertThatCode(() -> ResultCheck.verify(table, task, ATTEMPT, result, BLOOM))
+        .doesNotThrowAnyException();
+  }
+
+  /**
+   * A path outside the plain data location ({@code ..}) or named for another attempt is refused by
+   * its name, before the server opens it (found writing the test above: the check read a named
+   * position-delete file first).
+   */
+  @Test
+  void aPositionDeleteFileTheAttemptMayNotHaveWrittenIsRefusedUnread() {
+    Table table = converted("dot-dot");
+    RewriteTask task = convertTask(table);
+    TaskResult result = new RewriteExecutor(BLOOM).execute(table, task, ATTEMPT);
+    DeleteFile real = result.positionDeletes().get(0);
+    String data = real.location().substring(0, real.location().indexOf("/data/") + 6);
+    String name = real.location().substring(real.location().lastIndexOf('/') + 1);
+
+    assertThatThrownBy(
+            () ->
+                ResultCheck.verify(
+                    table, task, ATTEMPT, withDelete(table, result, data + "../" + name), BLOOM))
+        .isInstanceOf(ResultCheck.RefusedException.class)
+        .hasMessageContaining("not a plain path");
+    assertThatThrownBy(() -> ResultCheck.verify(table, task, "p1-t0-a2", result, BLOOM))
+        .isInstanceOf(ResultCheck.RefusedException.class)
+        .hasMessageContaining("attempt id p1-t0-a2");
+  }
+
+  /** An unpartitioned table whose data file has equality deletes for 10 of its 100 keys. */
+  private Table converted(String name) {
+    Table table = UpsertCommits.createTable(warehouse, name, PartitionSpec.unpartitioned());
+    UpsertCommits writer = new UpsertCommits(table);
+    writer.upsert(0, 99, "a");
+    writer.upsert(0, 9, "b");
+    return table;
+  }
+
+  /** Minor with small targets converts the 100-row file's equality deletes. */
+  private static RewriteTask convertTask(Table table) {
+    OptimizingPlan plan =
+        new LocalOptimizer(
+                OptimizingPolicy.DEFAULTS.withOverrides(Map.of("target-size", "1KiB")),
+                1,
+                line -> {})
+            .plan(table, OptimizingType.MINOR, Instant.now());
+    List<RewriteTask> converting =
+        plan.tasks().stream().filter(t -> !t.convert().isEmpty()).toList();
+    assertThat(converting).as("a converting task in %s", plan).isNotEmpty();
+    return converting.get(0);
+  }
+
+  private static TaskResult withDelete(Table table, TaskResult result, String location) {
+    DeleteFile real = result.positionDeletes().get(0);
+    DeleteFile moved =
+        FileMetadata.deleteFileBuilder(table.specs().get(real.specId()))
+            .copy(real)
+            .withPath(location)
+            .build();
+    return new TaskResult(
+        result.taskId(),
+        result.dataFiles(),
+        List.of(moved),
+        result.rowsRead(),
+        result.rowsDeleted(),
+        result.rowsWritten(),
+        result.positionsWritten(),
+        result.bytesRead(),
+        result.bytesWritten(),
+        result.equalityDeleteRecordsRead(),
+        result.equalityDeleteKeysHeld(),
+        result.nanos());
+  }
+}
