@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The optimizer server. {@code server FILE} runs it; {@code check FILE} validates a configuration
- * file without starting anything (both commands come with Dropwizard).
+ * file without starting anything and prints what the server would use ({@link ServerCheckCommand}).
  */
 public class FirnServerApplication extends Application<FirnServerConfiguration> {
   private static final Logger LOG = LoggerFactory.getLogger(FirnServerApplication.class);
@@ -61,6 +61,13 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
             bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
     // ISO-8601 instants in the API, not epoch numbers.
     bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+  }
+
+  /** {@code server} as Dropwizard's; {@code check} prints what it checked. */
+  @Override
+  protected void addDefaultCommands(Bootstrap<FirnServerConfiguration> bootstrap) {
+    bootstrap.addCommand(new io.dropwizard.core.cli.ServerCommand<>(this));
+    bootstrap.addCommand(new ServerCheckCommand());
   }
 
   public static void main(String[] args) throws Exception {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dropwizard.configuration.ConfigurationParsingException;
 import io.dropwizard.configuration.FileConfigurationSourceProvider;
-import io.dropwizard.core.cli.CheckCommand;
 import io.dropwizard.core.cli.Cli;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.util.JarLocation;
@@ -123,6 +122,10 @@ class FirnServerConfigurationTest {
     Files.writeString(bad, "watch:\n  intervall: 1s\n");
 
     assertThat(check(good)).isEmpty();
+    assertThat(lastOutput)
+        .contains("configuration " + good + " is valid; the server would use:")
+        .contains("catalogs: none")
+        .contains("watch: every 1 second");
     assertThat(check(bad))
         .get()
         .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
@@ -176,17 +179,66 @@ class FirnServerConfigurationTest {
         .hasMessageContaining("policies.path: ");
   }
 
+  @Test
+  void checkPrintsWhatTheServerWouldUseWithoutCredentials() throws Exception {
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(
+        policy,
+        "version: 1\nwindows:\n  night: {time-zone: UTC, start: \"01:00\", end: \"05:00\"}\n"
+            + "rules:\n  - name: orders\n    match: \"lake.db.orders\"\n    priority: 5\n");
+    Path file = dir.resolve("full.yaml");
+    Files.writeString(
+        file,
+        """
+        catalogs:
+          - name: lake
+            type: jdbc
+            uri: jdbc:postgresql://db:5432/lake?password=hunter2
+            warehouse: /data/warehouse
+            properties:
+              jdbc.password: hunter3
+        tables:
+          include: ["lake.db.*"]
+        stateStore:
+          url: jdbc:postgresql://db:5432/firn?user=firn&password=hunter4
+        auth:
+          workerToken: w-token-value
+        policies:
+          path: %s
+        server:
+          applicationConnectors: [{type: http, port: 8181}]
+          adminConnectors: [{type: http, bindHost: 127.0.0.1, port: 8182}]
+        """
+            .formatted(policy));
+
+    assertThat(check(file)).isEmpty();
+
+    assertThat(lastOutput)
+        .contains("catalog lake: jdbc jdbc:postgresql://db:5432/lake")
+        .contains("warehouse /data/warehouse")
+        .contains("credentials [jdbc.password, uri (password=)] (not shown)")
+        .contains("tables: include [lake.db.*]")
+        .contains("state store: jdbc:postgresql://db:5432/firn")
+        .contains("policies: " + policy + ": 1 rule(s), windows [night]")
+        .contains("auth: worker token set, admin token NOT set")
+        .contains("application connectors: all interfaces:8181")
+        .contains("admin connectors: 127.0.0.1:8182")
+        .doesNotContain("hunter2", "hunter3", "hunter4", "w-token-value");
+  }
+
+  private static String lastOutput = "";
+
   private static Optional<Throwable> check(Path file) throws Exception {
     FirnServerApplication application = new FirnServerApplication();
     Bootstrap<FirnServerConfiguration> bootstrap = new Bootstrap<>(application);
     application.initialize(bootstrap);
-    bootstrap.addCommand(new CheckCommand<>(application));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    return new Cli(
-            new JarLocation(FirnServerApplication.class),
-            bootstrap,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(out, true, StandardCharsets.UTF_8))
-        .run("check", file.toString());
+    PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
+    bootstrap.addCommand(new ServerCheckCommand(print));
+    Optional<Throwable> result =
+        new Cli(new JarLocation(FirnServerApplication.class), bootstrap, print, print)
+            .run("check", file.toString());
+    lastOutput = out.toString(StandardCharsets.UTF_8);
+    return result;
   }
 }

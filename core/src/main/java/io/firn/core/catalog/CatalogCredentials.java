@@ -61,15 +61,24 @@ public final class CatalogCredentials {
                 kept.put(key, value);
               }
             });
-    String uri =
-        settings.uri() == null ? null : URI_PASSWORD.matcher(settings.uri()).replaceAll("$1");
-    if (uri != null) {
-      uri = uri.replace("?&", "?").replace("&&", "&");
-      if (uri.endsWith("?") || uri.endsWith("&")) {
-        uri = uri.substring(0, uri.length() - 1);
-      }
+    return new CatalogSettings(
+        settings.name(),
+        settings.type(),
+        uriWithoutPassword(settings.uri()),
+        settings.warehouse(),
+        kept);
+  }
+
+  /** A JDBC or HTTP URI without its {@code password=} parameter; null stays null. */
+  public static String uriWithoutPassword(String uri) {
+    if (uri == null) {
+      return null;
     }
-    return new CatalogSettings(settings.name(), settings.type(), uri, settings.warehouse(), kept);
+    String kept = URI_PASSWORD.matcher(uri).replaceAll("$1").replace("?&", "?").replace("&&", "&");
+    if (kept.endsWith("?") || kept.endsWith("&")) {
+      kept = kept.substring(0, kept.length() - 1);
+    }
+    return kept;
   }
 
   /**
