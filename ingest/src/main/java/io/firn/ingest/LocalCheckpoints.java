@@ -144,8 +144,9 @@ final class LocalCheckpoints {
       // The new run owns the checkpoint and deletes it once newer ones replace it.
       flink.set(StateRecoveryOptions.RESTORE_MODE, RecoveryClaimMode.CLAIM);
       LOG.info(
-          "Resuming from checkpoint {} ({}): Kafka offsets and uncommitted Iceberg files come from"
-              + " it; source.starting-offsets does not apply",
+          "Resuming from checkpoint {} ({}): the source's positions (Kafka offsets) and the"
+              + " Iceberg files not committed yet come from it; source.starting-offsets does not"
+              + " apply",
           latest.get().id(),
           latest.get().path());
     } else {
