@@ -12,9 +12,42 @@ import java.util.Map;
  * @param catalog the Iceberg catalog the tables live in
  * @param settings routing, format, per-table rules, dead-letter table
  * @param checkpointInterval how often the job checkpoints, and so commits to Iceberg
+ * @param checkpoints where a local run ({@code bin/firn ingest}) keeps its checkpoints
  */
 public record IngestConfig(
-    Source source, CatalogSettings catalog, IngestSettings settings, Duration checkpointInterval) {
+    Source source,
+    CatalogSettings catalog,
+    IngestSettings settings,
+    Duration checkpointInterval,
+    Checkpoints checkpoints) {
+
+  /**
+   * The checkpoints of a local run (ADR 0019): a run on a cluster keeps them where the cluster's
+   * Flink configuration says and ignores this.
+   *
+   * @param directory the directory Flink writes {@code <job id>/chk-N} into; relative paths are
+   *     relative to the working directory
+   * @param retained how many completed checkpoints each run keeps (at least 1)
+   */
+  public record Checkpoints(Path directory, int retained) {
+    /** How many completed checkpoints a run keeps unless configured. */
+    public static final int DEFAULT_RETAINED = 3;
+
+    public Checkpoints {
+      if (directory == null) {
+        throw new IllegalArgumentException("checkpoint directory must be set");
+      }
+      if (retained < 1) {
+        throw new IllegalArgumentException(
+            "retained checkpoints " + retained + " must be at least 1");
+      }
+    }
+
+    /** {@code firn-data/checkpoints} (relative to the working directory), 3 retained. */
+    public static Checkpoints defaults() {
+      return new Checkpoints(EMBEDDED_DIRECTORY.resolve("checkpoints"), DEFAULT_RETAINED);
+    }
+  }
 
   /** Where events come from. */
   public sealed interface Source {}
@@ -97,14 +130,15 @@ public record IngestConfig(
    * The embedded default: 1,000 events of the realistic stream ({@link EventStream}: v2 payloads
    * from event 500, {@code payment_events} from event 666) at 100 per second into a JDBC catalog on
    * the SQLite file {@code firn-data/catalog.db} (warehouse {@code firn-data/warehouse}), namespace
-   * {@code events}, a checkpoint every 10 s.
+   * {@code events}, a checkpoint every 10 s, kept in {@code firn-data/checkpoints}.
    */
   public static IngestConfig embedded() {
     return new IngestConfig(
         GeneratorSource.stream(1_000, 100),
         embeddedCatalog(),
         IngestSettings.defaults("events"),
-        Duration.ofSeconds(10));
+        Duration.ofSeconds(10),
+        Checkpoints.defaults());
   }
 
   static CatalogSettings embeddedCatalog() {

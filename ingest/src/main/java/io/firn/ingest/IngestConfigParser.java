@@ -13,6 +13,7 @@ import io.firn.core.policy.Durations;
 import io.firn.core.policy.Sizes;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -23,6 +24,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Reads the ingest job's YAML file. Every key is optional; unknown and duplicate keys are errors.
@@ -63,6 +65,8 @@ import java.util.Map;
  *     upsert: true              # false: append (json only)
  *     timestamp-fields: [event_time]  # ISO-8601 with offset (or epoch millis) -> timestamptz
  * checkpoint-interval: 10s
+ * checkpoint-directory: firn-data/checkpoints  # local runs: where checkpoints are kept (ADR 0019)
+ * checkpoints-retained: 3       # local runs: completed checkpoints kept per run (1-100)
  * dead-letter-table: dead_letters
  * write-parallelism: 2
  * </pre>
@@ -71,6 +75,9 @@ import java.util.Map;
  * ...)}. Stateless and thread-safe.
  */
 public final class IngestConfigParser {
+  /** A URI's scheme ({@code s3:}, {@code file:}, {@code hdfs:}), not a drive letter. */
+  private static final Pattern URI_SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]+:");
+
   private static final ObjectMapper YAML =
       new ObjectMapper(new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
 
@@ -83,6 +90,8 @@ public final class IngestConfigParser {
           "routing",
           "tables",
           "checkpoint-interval",
+          "checkpoint-directory",
+          "checkpoints-retained",
           "dead-letter-table",
           "write-parallelism");
   private static final List<String> GENERATOR_KEYS =
@@ -248,7 +257,33 @@ public final class IngestConfigParser {
       IngestSettings settings =
           new IngestSettings(
               namespace, routingField, fixedTable, tables, deadLetters, writeParallelism, format);
-      return new IngestConfig(source, catalog, settings, checkpoint);
+      return new IngestConfig(source, catalog, settings, checkpoint, checkpoints(root));
+    }
+
+    /** {@code checkpoint-directory}: a local path; {@code checkpoints-retained}: 1 to 100. */
+    private IngestConfig.Checkpoints checkpoints(JsonNode root) {
+      IngestConfig.Checkpoints defaults = IngestConfig.Checkpoints.defaults();
+      int retained =
+          (int)
+              integer(
+                  root, "checkpoints-retained", IngestConfig.Checkpoints.DEFAULT_RETAINED, 1, 100);
+      String directory = text(root, "checkpoint-directory", null);
+      if (directory == null) {
+        return new IngestConfig.Checkpoints(defaults.directory(), retained);
+      }
+      if (URI_SCHEME.matcher(directory).lookingAt()) {
+        throw value(
+            "checkpoint-directory",
+            directory,
+            "must be a local directory (a path, not a URI): a local run keeps its checkpoints on"
+                + " this machine's file system; a cluster keeps them where its Flink configuration"
+                + " says");
+      }
+      try {
+        return new IngestConfig.Checkpoints(Path.of(directory), retained);
+      } catch (InvalidPathException e) {
+        throw value("checkpoint-directory", directory, "not a valid path: " + e.getReason());
+      }
     }
 
     private EventFormat format(JsonNode node) {

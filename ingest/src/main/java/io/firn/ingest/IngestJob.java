@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
@@ -17,6 +18,7 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.sink.dynamic.FirnDynamicSink;
@@ -29,6 +31,9 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
  * JsonEventRouter} and {@link DebeziumEventRouter}.
  */
 public final class IngestJob {
+  /** The job's name in Flink. */
+  static final String JOB_NAME = "firn-ingest";
+
   private IngestJob() {}
 
   /** Attaches the routing upsert sink (and the dead-letter table) to {@code events}. */
@@ -178,8 +183,27 @@ public final class IngestJob {
       Files.createDirectories(IngestConfig.EMBEDDED_DIRECTORY);
     }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    if (!(env instanceof LocalStreamEnvironment)) {
+      // flink run: the cluster's configuration says where checkpoints go and what to restore.
+      build(env, config);
+      env.execute(JOB_NAME);
+      return;
+    }
+    // A local MiniCluster (bin/firn ingest): checkpoints on disk, resumed on the next start.
+    Configuration local = new Configuration();
+    Optional<LocalCheckpoints.Checkpoint> resumed =
+        LocalCheckpoints.prepare(config.checkpoints(), local);
+    env = StreamExecutionEnvironment.createLocalEnvironment(local);
     build(env, config);
-    env.execute("firn-ingest");
+    try {
+      env.execute(JOB_NAME);
+    } catch (Exception e) {
+      if (resumed.isPresent() && LocalCheckpoints.isRestoreFailure(e)) {
+        throw new IllegalStateException(
+            LocalCheckpoints.restoreFailure(resumed.get(), config.checkpoints().directory(), e), e);
+      }
+      throw e;
+    }
   }
 
   /** The configuration named by the command line ({@code [--config FILE]}). */

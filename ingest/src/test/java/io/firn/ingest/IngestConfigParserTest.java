@@ -100,6 +100,53 @@ class IngestConfigParserTest {
   }
 
   @Test
+  void checkpointDirectoryAndRetentionAreReadAndDefaultUnderTheDataDirectory() {
+    assertThat(IngestConfigParser.parse("format: json\n", "f.yaml").checkpoints())
+        .isEqualTo(new IngestConfig.Checkpoints(Path.of("firn-data", "checkpoints"), 3));
+    assertThat(IngestConfig.embedded().checkpoints())
+        .isEqualTo(IngestConfig.Checkpoints.defaults());
+    assertThat(
+            IngestConfigParser.parse(
+                    "checkpoint-directory: /var/lib/firn/ckpt\ncheckpoints-retained: 5\n", "f.yaml")
+                .checkpoints())
+        .isEqualTo(new IngestConfig.Checkpoints(Path.of("/var/lib/firn/ckpt"), 5));
+    assertThat(
+            IngestConfigParser.parse("checkpoint-directory: run/ckpt\n", "f.yaml")
+                .checkpoints()
+                .directory())
+        .isEqualTo(Path.of("run/ckpt"));
+  }
+
+  @Test
+  void badCheckpointDirectoryOrRetentionIsAnErrorNamingKeyAndLine() {
+    assertError("format: json\ncheckpoint-directory: s3://bucket/ckpt\n")
+        .hasMessage(
+            "f.yaml: line 2: checkpoint-directory = 's3://bucket/ckpt': must be a local directory"
+                + " (a path, not a URI): a local run keeps its checkpoints on this machine's file"
+                + " system; a cluster keeps them where its Flink configuration says");
+    assertError("checkpoint-directory: 'file:/tmp/ckpt'\n")
+        .hasMessageStartingWith(
+            "f.yaml: line 1: checkpoint-directory = 'file:/tmp/ckpt': must be a local directory");
+    assertError("checkpoint-directory: '  '\n")
+        .hasMessage("f.yaml: line 1: checkpoint-directory = '\"  \"': must be a non-empty text");
+    assertError("checkpoint-directory: [a, b]\n")
+        .hasMessage(
+            "f.yaml: line 1: checkpoint-directory = '[\"a\",\"b\"]': must be a non-empty text");
+    assertError("checkpoint-directory: \"a\\0b\"\n")
+        .hasMessageStartingWith(
+            "f.yaml: line 1: checkpoint-directory = 'a\u0000b': not a valid path");
+    assertError("\ncheckpoints-retained: 0\n")
+        .hasMessage(
+            "f.yaml: line 2: checkpoints-retained = '0': must be a whole number from 1 to 100");
+    assertError("checkpoints-retained: 101\n")
+        .hasMessage(
+            "f.yaml: line 1: checkpoints-retained = '101': must be a whole number from 1 to 100");
+    assertError("checkpoints-retained: two\n")
+        .hasMessage(
+            "f.yaml: line 1: checkpoints-retained = 'two': must be a whole number from 1 to 100");
+  }
+
+  @Test
   void generatorAndFixedTableAreRead() {
     IngestConfig config =
         IngestConfigParser.parse(
@@ -199,7 +246,8 @@ class IngestConfigParserTest {
     assertError("sourc: {}\n")
         .hasMessage(
             "f.yaml: line 1: unknown key 'sourc' (allowed: source, format, catalog, namespace, routing,"
-                + " tables, checkpoint-interval, dead-letter-table, write-parallelism)");
+                + " tables, checkpoint-interval, checkpoint-directory, checkpoints-retained,"
+                + " dead-letter-table, write-parallelism)");
     assertError("source: {type: generator, topics: [a]}\n")
         .hasMessage(
             "f.yaml: line 1: unknown key 'source.topics' for a generator source (allowed: type, profile,"

@@ -10,6 +10,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A real KRaft broker started by a test (DESIGN.md §6): one combined node, replication factors 1.
@@ -70,5 +73,29 @@ final class KafkaBroker implements AutoCloseable {
   @Override
   public void close() throws Exception {
     kafka.close();
+  }
+
+  /**
+   * One broker for a test class ({@code @RegisterExtension static final}): started before its first
+   * test, closed after its last.
+   */
+  static final class PerClass implements BeforeAllCallback, AfterAllCallback {
+    private KafkaBroker broker;
+
+    KafkaBroker broker() {
+      return broker;
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+      broker = start();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+      if (broker != null) {
+        broker.close();
+      }
+    }
   }
 }
