@@ -77,7 +77,10 @@ public final class OptimizingService
   public static final int CRITICAL_HEALTH = Scheduler.CRITICAL_HEALTH;
 
   private final ServerCatalogs catalogs;
-  private final OptimizingState state;
+
+  /** Package-private so that tests here can make several tables due under one lock hold. */
+  final OptimizingState state;
+
   private final OptimizingMeters meters;
   private final ProcessCommitter committer;
   private final ProcessPlanner planner;

@@ -185,8 +185,7 @@ class SchedulingTest {
     try (ServiceHarness harness = new ServiceHarness(dir, policy, start)) {
       GeneratedTable important = harness.generate("important", SMALL.withSeed(1));
       GeneratedTable other = harness.generate("other", SMALL.withSeed(2));
-      harness.evaluate("other");
-      harness.evaluate("important");
+      harness.evaluateTogether("other", "important");
       harness.service.tick();
       await()
           .atMost(30, TimeUnit.SECONDS)

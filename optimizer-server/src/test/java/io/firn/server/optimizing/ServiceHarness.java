@@ -162,6 +162,21 @@ final class ServiceHarness implements AutoCloseable {
     return runtime;
   }
 
+  /**
+   * Evaluates several tables so that they become due in the same scheduling round: the service's
+   * background round cannot run between them (without this, it may plan the first alone).
+   */
+  void evaluateTogether(String... names) {
+    service.state.lock.lock();
+    try {
+      for (String name : names) {
+        evaluate(name);
+      }
+    } finally {
+      service.state.lock.unlock();
+    }
+  }
+
   TableStateRecord state(String name) {
     return service.table("lake", "db", name);
   }
