@@ -55,7 +55,7 @@ public final class PostgresInstance implements AutoCloseable {
     boolean asRoot = "root".equals(System.getProperty("user.name"));
     Path dir;
     try {
-      dir = Files.createTempDirectory("firn-pg-");
+      dir = Files.createTempDirectory(tempRoot(asRoot), "firn-pg-");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -82,6 +82,29 @@ public final class PostgresInstance implements AutoCloseable {
       throw e;
     }
     return pg;
+  }
+
+  /**
+   * Where the cluster's directory goes: the JVM's temporary directory, unless the commands run as
+   * {@code postgres} and that user cannot reach it (a checkout under a {@code 0700} directory,
+   * say); then {@code /tmp}.
+   */
+  private static Path tempRoot(boolean asRoot) {
+    Path root = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+    if (!asRoot) {
+      return root;
+    }
+    for (Path p = root; p != null; p = p.getParent()) {
+      try {
+        if (!Files.getPosixFilePermissions(p)
+            .contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+          return Path.of("/tmp");
+        }
+      } catch (IOException | UnsupportedOperationException e) {
+        return Path.of("/tmp");
+      }
+    }
+    return root;
   }
 
   /** The port the server listens on (127.0.0.1). */
