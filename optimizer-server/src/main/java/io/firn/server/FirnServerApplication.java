@@ -16,6 +16,8 @@ import io.firn.core.policy.PolicyParser;
 import io.firn.server.api.AdminGuard;
 import io.firn.server.api.ErrorMappers;
 import io.firn.server.api.JsonErrorHandler;
+import io.firn.server.api.LeaderRedirect;
+import io.firn.server.api.LeaderResource;
 import io.firn.server.api.PoliciesResource;
 import io.firn.server.api.ProcessesResource;
 import io.firn.server.api.RequestGuard;
@@ -23,6 +25,8 @@ import io.firn.server.api.TablesResource;
 import io.firn.server.api.Tokens;
 import io.firn.server.api.WorkerProtocolResource;
 import io.firn.server.api.WorkersResource;
+import io.firn.server.ha.LeaderLease;
+import io.firn.server.ha.Leadership;
 import io.firn.server.optimizing.OptimizingService;
 import io.firn.server.policy.PolicyRegistry;
 import io.firn.server.policy.PolicyWatcher;
@@ -158,8 +162,33 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
                 store.close();
               }
             });
-    environment.lifecycle().manage(optimizing);
-    environment.lifecycle().manage(watcher);
+    // The leader side: one server runs it from the start; with ha.enabled, the replica holding
+    // the leader lease does (ADR 0021).
+    List<Managed> leaderSide = new java.util.ArrayList<>(List.of(optimizing, watcher));
+    OptimizingConfiguration localWorkers = optimizingConfig;
+    if (localWorkers.isEnabled() && localWorkers.getLocalWorkerThreads() > 0) {
+      leaderSide.add(new InProcessWorker(optimizing, localWorkers.getLocalWorkerThreads()));
+    }
+    HaConfiguration ha = configuration.getHa();
+    Leadership leadership = null;
+    if (ha.isEnabled()) {
+      leadership =
+          new Leadership(
+              new LeaderLease(store.dataSource()),
+              ha.getAdvertisedUrl(),
+              ha.getLeaseTtl().toJavaDuration(),
+              ha.getRenewInterval().toJavaDuration(),
+              leaderSide,
+              Leadership.halt(),
+              registry);
+      store.fence(leadership.fence());
+      optimizing.commitOnlyWhile(leadership::mayCommit);
+      environment.lifecycle().manage(leadership);
+      environment.jersey().register(new LeaderRedirect(leadership));
+    } else {
+      leaderSide.forEach(environment.lifecycle()::manage);
+    }
+    environment.jersey().register(new LeaderResource(leadership));
     WindowScheduler.WindowListener windowListener =
         new WindowScheduler.WindowListener() {
           @Override
@@ -186,11 +215,6 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
       environment
           .lifecycle()
           .manage(new WindowScheduler(builtIn.calendar(), windowListener, Clock.systemUTC()));
-    }
-    if (optimizingConfig.isEnabled() && optimizingConfig.getLocalWorkerThreads() > 0) {
-      environment
-          .lifecycle()
-          .manage(new InProcessWorker(optimizing, optimizingConfig.getLocalWorkerThreads()));
     }
     environment.healthChecks().register("state-store", new StateStoreHealthCheck(store));
     environment.healthChecks().register("catalogs", new CatalogsHealthCheck(connections));

@@ -30,6 +30,7 @@ public class FirnServerConfiguration extends Configuration {
   @Valid @NotNull private AuthConfiguration auth = new AuthConfiguration();
   @Valid @NotNull private MetricsConfiguration metrics = new MetricsConfiguration();
   @Valid @NotNull private PoliciesConfiguration policies = new PoliciesConfiguration();
+  @Valid @NotNull private HaConfiguration ha = new HaConfiguration();
 
   /**
    * {@code maintenance:} keys of {@code MaintenanceSettings} (ADR 0010), e.g. {@code
@@ -79,7 +80,18 @@ public class FirnServerConfiguration extends Configuration {
         }
       }
     }
+    problems.addAll(ha.problems(stateStore.getUrl()));
     return problems;
+  }
+
+  @JsonProperty
+  public HaConfiguration getHa() {
+    return ha;
+  }
+
+  @JsonProperty
+  public void setHa(HaConfiguration ha) {
+    this.ha = ha;
   }
 
   @JsonProperty

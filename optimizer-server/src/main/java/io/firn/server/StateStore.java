@@ -141,7 +141,20 @@ public final class StateStore implements AutoCloseable {
                   "ALTER TABLE table_runtime ADD COLUMN equality_delete_files BIGINT DEFAULT 0"
                       + " NOT NULL",
                   "ALTER TABLE table_runtime ADD COLUMN position_delete_files BIGINT DEFAULT 0"
-                      + " NOT NULL")));
+                      + " NOT NULL")),
+          new Migration(
+              "leader lease of several replicas",
+              List.of(
+                  "CREATE TABLE firn_leader ("
+                      + " id INTEGER NOT NULL PRIMARY KEY,"
+                      + " holder VARCHAR(255),"
+                      + " epoch BIGINT NOT NULL,"
+                      + " renewed_at_ms BIGINT NOT NULL,"
+                      + " expires_at_ms BIGINT NOT NULL,"
+                      + " advertised_url VARCHAR(1024))",
+                  "INSERT INTO firn_leader"
+                      + " (id, holder, epoch, renewed_at_ms, expires_at_ms, advertised_url)"
+                      + " VALUES (1, NULL, 0, 0, 0, NULL)")));
 
   /** One schema change: its statements run in one transaction where the database allows. */
   record Migration(String description, List<String> statements) {}
@@ -170,6 +183,9 @@ public final class StateStore implements AutoCloseable {
 
   /** When writes started failing; null while the database has every row. */
   private @Nullable Instant failingSince;
+
+  /** Checked in every write's transaction when several replicas share the store (ADR 0021). */
+  private volatile @Nullable WriteFence fence;
 
   private @Nullable String lastError;
   private @Nullable Instant lastReport;
@@ -311,6 +327,21 @@ public final class StateStore implements AutoCloseable {
     } catch (SQLException e) {
       throw failure("migrate", e);
     }
+  }
+
+  // ---------------------------------------------------------------- replicas
+
+  /**
+   * Makes every later write check {@code fence} in its own transaction first (ADR 0021): a write
+   * the fence refuses is not made.
+   */
+  public void fence(WriteFence fence) {
+    this.fence = fence;
+  }
+
+  /** The pooled data source, for the leader lease that shares this database. */
+  public javax.sql.DataSource dataSource() {
+    return dataSource;
   }
 
   // ---------------------------------------------------------------- writes
@@ -567,6 +598,13 @@ public final class StateStore implements AutoCloseable {
     try {
       try {
         c.setAutoCommit(false);
+        WriteFence guard = fence;
+        if (guard != null && !guard.holds(c)) {
+          rollbackQuietly(c);
+          guard.refused(writes.size() + " row(s), the first " + writes.get(0).key());
+          throw new WriteFailure(
+              new SQLException("refused: this server does not hold the leader lease"), false);
+        }
         for (RowWrite w : writes) {
           w.write(c);
         }

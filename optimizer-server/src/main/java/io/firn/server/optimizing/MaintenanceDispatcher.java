@@ -93,7 +93,9 @@ final class MaintenanceDispatcher {
       }
     }
     MaintenanceRunner.Outcome outcome =
-        runner.run(operation, table.catalog, table.namespace, table.table, others, started);
+        state.mayCommit.getAsBoolean()
+            ? runner.run(operation, table.catalog, table.namespace, table.table, others, started)
+            : new MaintenanceRunner.Outcome("failed", OptimizingState.NOT_LEADER, null);
     state.lock.lock();
     try {
       state.maintenanceRunning--;

@@ -182,6 +182,15 @@ public final class OptimizingService
     }
   }
 
+  /**
+   * Commits (and maintenance, which commits too) go through only while {@code mayCommit} says so:
+   * with several replicas, while this one holds the leader lease (ADR 0021). Call before {@link
+   * #start()}.
+   */
+  public void commitOnlyWhile(java.util.function.BooleanSupplier mayCommit) {
+    state.mayCommit = mayCommit;
+  }
+
   // ---------------------------------------------------------------- watcher events
 
   @Override

@@ -37,6 +37,16 @@ final class OptimizingState {
   /** Maintenance operations running now. */
   int maintenanceRunning;
 
+  /**
+   * Whether this server may commit to tables now; with several replicas, only while it holds the
+   * leader lease (ADR 0021). Checked before every Iceberg commit.
+   */
+  volatile java.util.function.BooleanSupplier mayCommit = () -> true;
+
+  /** Why a commit is not made when {@link #mayCommit} says no. */
+  static final String NOT_LEADER =
+      "not committed: this replica no longer holds the leader lease (another replica leads)";
+
   final StateStore store;
   final OptimizingConfiguration config;
   final Supplier<PolicyRegistry.LoadedPolicy> policies;

@@ -71,7 +71,8 @@ final class ProcessCommitter {
     } finally {
       state.lock.unlock();
     }
-    List<CommitOutcome> outcomes = ready.isEmpty() ? List.of() : commit(process, ready, results);
+    List<CommitOutcome> outcomes =
+        ready.isEmpty() ? List.of() : commit(process, ready, results, state.mayCommit);
     boolean finish;
     state.lock.lock();
     try {
@@ -97,9 +98,14 @@ final class ProcessCommitter {
 
   /** Commits ready groups; after an integrity alarm of the process, commits nothing more. */
   private static List<CommitOutcome> commit(
-      OptimizingProcess process, List<PartitionPlan> ready, List<TaskResult> results) {
+      OptimizingProcess process,
+      List<PartitionPlan> ready,
+      List<TaskResult> results,
+      java.util.function.BooleanSupplier mayCommit) {
     String refusal = null;
-    if (process.integrityAlarm) {
+    if (!mayCommit.getAsBoolean()) {
+      refusal = OptimizingState.NOT_LEADER;
+    } else if (process.integrityAlarm) {
       refusal =
           "not committed: an integrity check of this process failed; inspect the table history"
               + " before optimizing it again";
@@ -203,7 +209,9 @@ final class ProcessCommitter {
       state.lock.unlock();
     }
     CommitOutcome shared = null;
-    if (!process.plan.sharedDeletesToRemove().isEmpty()) {
+    boolean sharedSkipped =
+        !process.plan.sharedDeletesToRemove().isEmpty() && !state.mayCommit.getAsBoolean();
+    if (!process.plan.sharedDeletesToRemove().isEmpty() && !sharedSkipped) {
       try {
         shared = new Committer().commitShared(process.iceberg, process.plan, committed, process.id);
       } catch (RuntimeException e) {
@@ -212,7 +220,10 @@ final class ProcessCommitter {
     }
     state.lock.lock();
     try {
-      boolean sharedOk = shared == null || shared.committed();
+      boolean sharedOk = !sharedSkipped && (shared == null || shared.committed());
+      if (sharedSkipped) {
+        process.failureMessages.add("shared deletes: " + OptimizingState.NOT_LEADER);
+      }
       if (shared != null && !shared.committed()) {
         process.failureMessages.add("shared deletes: " + shared.message());
         if (shared.result() == CommitOutcome.Result.CONFLICT) {

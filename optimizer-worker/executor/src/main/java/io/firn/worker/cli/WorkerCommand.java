@@ -9,15 +9,17 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code firn worker local --server URL}: a standalone worker JVM. Runs until stopped (SIGTERM or
- * Ctrl-C), then stops polling and drains running tasks for up to {@code --drain} before exiting.
- * The worker token comes from {@code --token} or the environment variable {@code FIRN_WORKER_TOKEN}
- * (preferred: command lines are visible to other users).
+ * {@code firn worker local --server URL[,URL...]}: a standalone worker JVM (several URLs: the
+ * replicas of ADR 0021). Runs until stopped (SIGTERM or Ctrl-C), then stops polling and drains
+ * running tasks for up to {@code --drain} before exiting. The worker token comes from {@code
+ * --token} or the environment variable {@code FIRN_WORKER_TOKEN} (preferred: command lines are
+ * visible to other users).
  */
 final class WorkerCommand {
   private static final Set<String> OPTIONS =
@@ -28,7 +30,7 @@ final class WorkerCommand {
   static int run(String[] args, PrintStream out, PrintStream err) {
     if (args.length < 2 || !args[1].equals("local")) {
       err.println(
-          "usage: firn worker local --server URL [--slots N] [--group G] [--name NAME]"
+          "usage: firn worker local --server URL[,URL...] [--slots N] [--group G] [--name NAME]"
               + " [--drain-seconds S] [--token T]\n"
               + "  (flink and spark workers: see issue 5; they are not built yet)");
       return FirnCli.BAD_INPUT;
@@ -36,10 +38,12 @@ final class WorkerCommand {
     Worker worker;
     try {
       Arguments arguments = new Arguments(args, 2, OPTIONS, Set.of());
-      URI server = URI.create(arguments.require("server"));
-      if (server.getScheme() == null || !server.getScheme().startsWith("http")) {
-        throw new Arguments.UsageException(
-            "option --server = '" + server + "' must be an http(s) URL of the optimizer server");
+      String server = arguments.require("server");
+      List<URI> servers;
+      try {
+        servers = HttpWorkerProtocol.servers(server);
+      } catch (IllegalArgumentException e) {
+        throw new Arguments.UsageException("option --server: " + e.getMessage());
       }
       String token = arguments.get("token");
       if (token == null) {
@@ -62,7 +66,7 @@ final class WorkerCommand {
               WorkerSettings.version(),
               Duration.ofSeconds(20),
               Duration.ofSeconds(drain));
-      worker = new Worker(new HttpWorkerProtocol(server, token), settings);
+      worker = new Worker(new HttpWorkerProtocol(servers, token), settings);
       out.printf("firn worker %s: %d slot(s), group %s, server %s%n", name, slots, group, server);
     } catch (IllegalArgumentException e) {
       err.println("error: " + e.getMessage());

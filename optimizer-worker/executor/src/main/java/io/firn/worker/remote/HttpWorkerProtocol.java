@@ -23,6 +23,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The worker protocol over HTTP: {@code POST <server>/api/v1/worker/<message>} with a JSON body and
@@ -34,8 +36,16 @@ public final class HttpWorkerProtocol implements WorkerProtocol {
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
 
-  private final URI base;
+  /** How many redirects one call follows (a follower replica answers 307 to the leader). */
+  private static final int MAX_REDIRECTS = 3;
+
+  private final List<URI> servers;
   private final String token;
+
+  /** The server calls go to: the last leader a redirect named, else one of {@link #servers}. */
+  private volatile URI base;
+
+  private int next;
   private final HttpClient client;
   private final ObjectMapper json =
       new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -45,10 +55,69 @@ public final class HttpWorkerProtocol implements WorkerProtocol {
    * @param token the worker token configured on the server
    */
   public HttpWorkerProtocol(URI server, String token) {
-    String text = server.toString();
-    this.base = URI.create(text.endsWith("/") ? text : text + "/");
+    this(List.of(server), token);
+  }
+
+  /**
+   * @param servers the replicas' application URLs (ADR 0021): calls go to one of them; a follower
+   *     redirects to the leader (307), and when a server does not answer or has no leader (503) the
+   *     next call tries the next one
+   */
+  public HttpWorkerProtocol(List<URI> servers, String token) {
+    if (servers.isEmpty()) {
+      throw new IllegalArgumentException("no optimizer server URL");
+    }
+    this.servers = servers.stream().map(HttpWorkerProtocol::withSlash).toList();
+    this.base = this.servers.get(0);
     this.token = token;
-    this.client = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
+    this.client =
+        HttpClient.newBuilder()
+            .connectTimeout(CONNECT_TIMEOUT)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+  }
+
+  /**
+   * The URLs of a {@code --server} option: one or several, separated by commas.
+   *
+   * @throws IllegalArgumentException naming the URL that is not an http(s) URL
+   */
+  public static List<URI> servers(String option) {
+    List<URI> servers = new ArrayList<>();
+    for (String part : option.split(",", -1)) {
+      String text = part.strip();
+      URI uri;
+      try {
+        uri = URI.create(text);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("'" + text + "' is not a URL: " + e.getMessage(), e);
+      }
+      if (uri.getScheme() == null
+          || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
+          || uri.getHost() == null) {
+        throw new IllegalArgumentException(
+            "'" + text + "' must be an http(s) URL of the optimizer server");
+      }
+      servers.add(uri);
+    }
+    return servers;
+  }
+
+  private static URI withSlash(URI server) {
+    String text = server.toString();
+    return URI.create(text.endsWith("/") ? text : text + "/");
+  }
+
+  /** The next server to try after {@code failed} did not answer. */
+  private synchronized void rotate(URI failed) {
+    if (!base.equals(failed)) {
+      return; // another call moved on already
+    }
+    if (servers.contains(failed)) {
+      next = (next + 1) % servers.size();
+    }
+    // A leader a redirect named that stopped answering: back to the configured list.
+    base = servers.get(next);
   }
 
   @Override
@@ -81,8 +150,38 @@ public final class HttpWorkerProtocol implements WorkerProtocol {
   }
 
   private <T> T post(String message, Object body, Class<T> type, Duration timeout) {
-    URI uri = base.resolve("api/v1/worker/" + message);
-    HttpResponse<String> response;
+    URI server = base;
+    for (int redirects = 0; ; redirects++) {
+      URI uri = server.resolve("api/v1/worker/" + message);
+      HttpResponse<String> response = send(uri, body, timeout, server);
+      int status = response.statusCode();
+      if ((status == 307 || status == 308) && redirects < MAX_REDIRECTS) {
+        URI leader = leaderOf(uri, response);
+        if (leader != null) {
+          server = leader;
+          base = leader;
+          continue;
+        }
+      }
+      if (status == 503 || status == 502 || status == 504) {
+        rotate(server);
+      }
+      return answer(uri, response, body, type);
+    }
+  }
+
+  /** The leader's base URL from a redirect's {@code Location}, or null without one. */
+  private static URI leaderOf(URI uri, HttpResponse<String> response) {
+    String location = response.headers().firstValue("Location").orElse(null);
+    if (location == null) {
+      return null;
+    }
+    String target = uri.resolve(location).toString();
+    int at = target.indexOf("api/v1/worker/");
+    return at < 0 ? null : URI.create(target.substring(0, at));
+  }
+
+  private HttpResponse<String> send(URI uri, Object body, Duration timeout, URI server) {
     try {
       HttpRequest request =
           HttpRequest.newBuilder(uri)
@@ -92,14 +191,18 @@ public final class HttpWorkerProtocol implements WorkerProtocol {
               .header("Authorization", "Bearer " + token)
               .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body)))
               .build();
-      response = client.send(request, HttpResponse.BodyHandlers.ofString());
+      return client.send(request, HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
+      rotate(server);
       throw new WorkerUnavailableException(
           "POST " + uri + " failed: " + e.getClass().getSimpleName() + " " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new WorkerUnavailableException("interrupted during POST " + uri, e);
     }
+  }
+
+  private <T> T answer(URI uri, HttpResponse<String> response, Object body, Class<T> type) {
     int status = response.statusCode();
     if (status == 200) {
       try {

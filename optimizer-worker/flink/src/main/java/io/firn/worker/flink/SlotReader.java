@@ -6,7 +6,6 @@ import io.firn.worker.remote.Worker;
 import io.firn.worker.remote.WorkerOptions;
 import io.firn.worker.remote.WorkerSettings;
 import java.net.InetAddress;
-import java.net.URI;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
@@ -49,7 +48,8 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
   public void start() {
     protocol =
         new GatedProtocol(
-            new HttpWorkerProtocol(URI.create(options.server()), options.token()), this::accepted);
+            new HttpWorkerProtocol(HttpWorkerProtocol.servers(options.server()), options.token()),
+            this::accepted);
     String name =
         options.name()
             + "@"

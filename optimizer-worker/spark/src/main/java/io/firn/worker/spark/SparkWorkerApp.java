@@ -2,7 +2,6 @@ package io.firn.worker.spark;
 
 import io.firn.worker.remote.HttpWorkerProtocol;
 import io.firn.worker.remote.WorkerOptions;
-import java.net.URI;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.util.ShutdownHookManager;
@@ -43,7 +42,7 @@ public final class SparkWorkerApp {
     SparkWorker worker =
         new SparkWorker(
             spark,
-            new HttpWorkerProtocol(URI.create(options.server()), options.token()),
+            new HttpWorkerProtocol(HttpWorkerProtocol.servers(options.server()), options.token()),
             options,
             slots);
     CountDownLatch stopped = new CountDownLatch(1);
