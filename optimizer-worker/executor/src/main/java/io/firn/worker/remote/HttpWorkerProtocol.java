@@ -113,8 +113,9 @@ public final class HttpWorkerProtocol implements WorkerProtocol {
     if (!base.equals(failed)) {
       return; // another call moved on already
     }
-    if (servers.contains(failed)) {
-      next = (next + 1) % servers.size();
+    int at = servers.indexOf(failed);
+    if (at >= 0) {
+      next = (at + 1) % servers.size();
     }
     // A leader a redirect named that stopped answering: back to the configured list.
     base = servers.get(next);
