@@ -180,6 +180,35 @@ class FirnServerConfigurationTest {
   }
 
   @Test
+  void severalReplicasNeedAnAdvertisedUrlASharedStoreAndTwoRenewalsPerLease() throws Exception {
+    Path bad = dir.resolve("ha.yaml");
+    Files.writeString(
+        bad,
+        """
+        catalogs: []
+        stateStore:
+          url: "jdbc:h2:mem:firn"
+        ha:
+          enabled: true
+          leaseTtl: 10s
+          renewInterval: 6s
+        """);
+    assertThat(check(bad))
+        .get()
+        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+        .hasMessageContaining("ha.advertisedUrl: required when ha.enabled is true")
+        .hasMessageContaining("ha.renewInterval (6 seconds) must be at most half of ha.leaseTtl")
+        .hasMessageContaining("ha.enabled: the replicas must share their state store");
+    Files.writeString(
+        bad, "catalogs: []\nha:\n  enabled: true\n  advertisedUrl: \"firn-0:8080\"\n");
+    assertThat(check(bad))
+        .get()
+        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+        .hasMessageContaining("ha.advertisedUrl: 'firn-0:8080' is not an http(s) URL with a host");
+    assertThat(parse("catalogs: []\n").getHa().isEnabled()).as("off by default").isFalse();
+  }
+
+  @Test
   void checkPrintsWhatTheServerWouldUseWithoutCredentials() throws Exception {
     Path policy = dir.resolve("policy.yaml");
     Files.writeString(

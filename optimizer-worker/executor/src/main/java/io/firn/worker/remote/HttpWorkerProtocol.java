@@ -114,10 +114,9 @@ public final class HttpWorkerProtocol implements WorkerProtocol {
       return; // another call moved on already
     }
     int at = servers.indexOf(failed);
-    if (at >= 0) {
-      next = (at + 1) % servers.size();
-    }
-    // A leader a redirect named that stopped answering: back to the configured list.
+    // A leader a redirect named that stopped answering: back to the configured list, after the
+    // server that named it (which may go on naming the dead leader until its lease expires).
+    next = ((at >= 0 ? at : next) + 1) % servers.size();
     base = servers.get(next);
   }
 
