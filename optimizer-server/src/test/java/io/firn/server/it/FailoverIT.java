@@ -43,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FailoverIT {
   private static final int TABLES = 3;
+  private static final java.util.Set<Object> BUSY = java.util.Set.of("optimizing", "committing");
   private static final HttpClient CLIENT =
       HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 
@@ -101,17 +102,24 @@ class FailoverIT {
 
         // The worker is given the follower first: it follows the redirect to the leader.
         worker = startWorker(b.url() + "," + a.url(), dir.resolve("worker.log"));
+        List<String> runningOnA = new ArrayList<>();
         await()
             .atMost(3, TimeUnit.MINUTES)
+            .pollInterval(Duration.ofMillis(50))
             .until(
-                () ->
-                    succeeded(a.api()) >= 1
-                        && a.tables().stream().anyMatch(t -> "optimizing".equals(t.get("status"))));
-        List<String> runningOnA =
-            a.tables().stream()
-                .filter(t -> "optimizing".equals(t.get("status")))
-                .map(t -> (String) t.get("lastProcessId"))
-                .toList();
+                () -> {
+                  // One read: what runs now, once a process has succeeded (commits exist).
+                  if (succeeded(a.api()) < 1) {
+                    return false;
+                  }
+                  runningOnA.clear();
+                  for (Map<String, Object> t : a.tables()) {
+                    if (BUSY.contains(t.get("status"))) {
+                      runningOnA.add((String) t.get("lastProcessId"));
+                    }
+                  }
+                  return !runningOnA.isEmpty();
+                });
         assertThat(runningOnA).isNotEmpty();
 
         long killedAt = System.nanoTime();
@@ -131,7 +139,14 @@ class FailoverIT {
           await()
               .atMost(30, TimeUnit.SECONDS)
               .until(() -> !"running".equals(process(b.api(), process).get("status")));
-          assertThat(process(b.api(), process).get("status")).isEqualTo("failed");
+          Map<String, Object> record = process(b.api(), process);
+          if ("failed".equals(record.get("status"))) {
+            assertThat((String) record.get("message"))
+                .startsWith("the server stopped during this process");
+          } else {
+            // It ended in the instant between the last read and the kill.
+            assertThat(record.get("status")).isIn("succeeded", "partial");
+          }
         }
 
         // The writer keeps writing to every table.
