@@ -42,7 +42,8 @@ public class FirnServerConfiguration extends Configuration {
   /**
    * What the fields' own constraints cannot see, each naming its YAML key: a catalog's keys that do
    * not fit its type, catalog names used twice, unknown or invalid {@code maintenance:} keys, a
-   * policy path that does not exist or does not parse, {@code ha:} settings that cannot work. Empty when the file is consistent.
+   * policy path that does not exist or does not parse, {@code ha:} settings that cannot work. Empty
+   * when the file is consistent.
    */
   public List<String> problems() {
     List<String> problems = new ArrayList<>();

@@ -9,6 +9,7 @@ import io.firn.core.protocol.PollRequest;
 import io.firn.core.protocol.PollResponse;
 import io.firn.core.protocol.RegisterRequest;
 import io.firn.core.protocol.RegisterResponse;
+import io.firn.core.protocol.WorkerNotAuthorizedException;
 import io.firn.core.protocol.WorkerProtocol;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,6 +27,7 @@ import java.util.function.Consumer;
 final class GatedProtocol implements WorkerProtocol, AutoCloseable {
   private final WorkerProtocol server;
   private final Consumer<CompleteRequest> accepted;
+  private final Consumer<String> refused;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicInteger pollsInFlight = new AtomicInteger();
   private volatile boolean leasing = true;
@@ -36,13 +38,28 @@ final class GatedProtocol implements WorkerProtocol, AutoCloseable {
    * @param accepted called with every completion the server accepted
    */
   GatedProtocol(WorkerProtocol server, Consumer<CompleteRequest> accepted) {
+    this(server, accepted, reason -> {});
+  }
+
+  /**
+   * @param refused called with the server's reason when it refuses this worker (401/403: a wrong
+   *     token), which retrying cannot fix
+   */
+  GatedProtocol(
+      WorkerProtocol server, Consumer<CompleteRequest> accepted, Consumer<String> refused) {
     this.server = server;
     this.accepted = accepted;
+    this.refused = refused;
   }
 
   @Override
   public RegisterResponse register(RegisterRequest request) {
-    return server.register(request);
+    try {
+      return server.register(request);
+    } catch (WorkerNotAuthorizedException e) {
+      refused.accept(e.getMessage());
+      throw e;
+    }
   }
 
   @Override
@@ -59,6 +76,9 @@ final class GatedProtocol implements WorkerProtocol, AutoCloseable {
     pollsInFlight.incrementAndGet();
     try {
       return server.poll(request);
+    } catch (WorkerNotAuthorizedException e) {
+      refused.accept(e.getMessage());
+      throw e;
     } finally {
       pollsInFlight.decrementAndGet();
     }

@@ -38,6 +38,7 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
   private CompletableFuture<Void> available = new CompletableFuture<>();
   private GatedProtocol protocol;
   private Worker worker;
+  private volatile String refusal;
 
   SlotReader(WorkerOptions options, SourceReaderContext context) {
     this.options = options;
@@ -49,7 +50,8 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
     protocol =
         new GatedProtocol(
             new HttpWorkerProtocol(HttpWorkerProtocol.servers(options.server()), options.token()),
-            this::accepted);
+            this::accepted,
+            this::refused);
     String name =
         options.name()
             + "@"
@@ -107,8 +109,22 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
     future.complete(null);
   }
 
+  /** The server refused this worker: the next {@link #pollNext} fails the subtask with why. */
+  private void refused(String reason) {
+    refusal = reason;
+    CompletableFuture<Void> future;
+    synchronized (this) {
+      future = available;
+    }
+    future.complete(null);
+  }
+
   @Override
   public InputStatus pollNext(ReaderOutput<String> output) {
+    String reason = refusal;
+    if (reason != null) {
+      throw new IllegalStateException(reason);
+    }
     String line = accepted.poll();
     if (line == null) {
       return InputStatus.NOTHING_AVAILABLE;
@@ -119,7 +135,7 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
 
   @Override
   public synchronized CompletableFuture<Void> isAvailable() {
-    if (!accepted.isEmpty()) {
+    if (!accepted.isEmpty() || refusal != null) {
       return CompletableFuture.completedFuture(null);
     }
     if (available.isDone()) {

@@ -17,6 +17,7 @@ import io.firn.core.protocol.RegisterRequest;
 import io.firn.core.protocol.RegisterResponse;
 import io.firn.core.protocol.TaskAssignment;
 import io.firn.core.protocol.UnknownWorkerException;
+import io.firn.core.protocol.WorkerNotAuthorizedException;
 import io.firn.core.protocol.WorkerProtocol;
 import io.firn.worker.commit.Committer;
 import io.firn.worker.remote.ResultCodec;
@@ -31,6 +32,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -64,6 +66,7 @@ public final class SparkWorker implements AutoCloseable {
   private final Map<String, AtomicBoolean> running = new ConcurrentHashMap<>();
   private final Map<String, Catalog> catalogs = new ConcurrentHashMap<>();
   private final AtomicBoolean stopping = new AtomicBoolean();
+  private final AtomicReference<String> refusal = new AtomicReference<>();
   private final AtomicBoolean handInClosed = new AtomicBoolean();
   private final AtomicLong completed = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
@@ -149,6 +152,11 @@ public final class SparkWorker implements AutoCloseable {
     }
   }
 
+  /** Why the server refused this worker (401/403: a wrong token); null while it is heard. */
+  public String refusal() {
+    return refusal.get();
+  }
+
   /** Attempts handed in and accepted. */
   public long completed() {
     return completed.get();
@@ -188,6 +196,13 @@ public final class SparkWorker implements AutoCloseable {
       } catch (UnknownWorkerException e) {
         LOG.info("{}; registering again", e.getMessage());
         forget();
+      } catch (WorkerNotAuthorizedException e) {
+        // A wrong or missing token does not fix itself: stop instead of retrying forever.
+        if (refusal.compareAndSet(null, e.getMessage())) {
+          LOG.error("{}; this worker stops", e.getMessage());
+        }
+        stopping.set(true);
+        return;
       } catch (RuntimeException e) {
         if (stopping.get()) {
           return;

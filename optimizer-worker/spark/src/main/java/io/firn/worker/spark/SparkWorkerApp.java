@@ -64,6 +64,14 @@ public final class SparkWorkerApp {
         "firn worker on Spark %s (%s): %d slot(s), group %s, server %s%n",
         spark.version(), spark.sc().applicationId(), slots, options.group(), options.server());
     worker.start();
-    stopped.await();
+    while (!stopped.await(500, TimeUnit.MILLISECONDS)) {
+      if (worker.refusal() != null) {
+        // Refused (401/403): the application ends with the reason instead of idling forever.
+        System.err.println("error: " + worker.refusal());
+        worker.close();
+        System.exit(1);
+        return;
+      }
+    }
   }
 }

@@ -186,6 +186,22 @@ class SparkWorkerIT {
               Map.of("FIRN_WORKER_TOKEN", ServerProcess.WORKER_TOKEN),
               "spark");
       JavaSparkContext spark = JavaSparkContext.fromSparkContext(session.sparkContext());
+      // A wrong token: the worker stops with the server's reason instead of retrying forever.
+      SparkWorker refused =
+          new SparkWorker(
+              spark,
+              new HttpWorkerProtocol(URI.create(server.url()), "not-the-worker-token"),
+              options,
+              1);
+      refused.start();
+      try {
+        await().atMost(30, TimeUnit.SECONDS).until(() -> refused.refusal() != null);
+        assertThat(refused.refusal())
+            .contains("the optimizer server refuses this worker")
+            .contains("FIRN_WORKER_TOKEN");
+      } finally {
+        refused.close();
+      }
       SparkWorker worker =
           new SparkWorker(
               spark,
