@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
@@ -43,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FailoverIT {
   private static final int TABLES = 3;
-  private static final java.util.Set<Object> BUSY = java.util.Set.of("optimizing", "committing");
+  private static final Set<Object> BUSY = Set.of("optimizing", "committing");
   private static final HttpClient CLIENT =
       HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 

@@ -102,16 +102,17 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
             + " delete file(s), "
             + (request.counts() == null ? 0 : request.counts().rowsWritten())
             + " row(s) written");
-    CompletableFuture<Void> future;
-    synchronized (this) {
-      future = available;
-    }
-    future.complete(null);
+    wake();
   }
 
   /** The server refused this worker: the next {@link #pollNext} fails the subtask with why. */
   private void refused(String reason) {
     refusal = reason;
+    wake();
+  }
+
+  /** Completes the future Flink waits on, so that it calls {@link #pollNext} again. */
+  private void wake() {
     CompletableFuture<Void> future;
     synchronized (this) {
       future = available;
