@@ -26,8 +26,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * ({@code after}, or {@code before} for a delete) when the image has it, else the envelope's {@code
  * source.table}. A tombstone (a null event or null payload, which Debezium sends after a delete for
  * log compaction) routes nowhere. Columns are inferred from the JSON values like plain JSON events
- * (see {@link TableRows}); the envelope's {@code schema}, when present, only serves to decode
- * Debezium's logical types first ({@link DebeziumLogicalTypes}).
+ * (see {@link TableRows}), unless the envelope carries its {@code schema}: then Debezium's logical
+ * types are decoded and new columns get the types the schema declares ({@link
+ * DebeziumLogicalTypes}).
  */
 public final class DebeziumEventRouter implements EventRouter {
 
@@ -76,6 +77,7 @@ public final class DebeziumEventRouter implements EventRouter {
               DeadLetterReason.NOT_AN_OBJECT,
               "expected a JSON object, got " + event.getNodeType()));
     }
+    DebeziumLogicalTypes.Declared declared = DebeziumLogicalTypes.Declared.NONE;
     if (!event.has("op") && event.has("payload")) {
       JsonNode schema = event.get("schema");
       event = event.get("payload");
@@ -89,7 +91,7 @@ public final class DebeziumEventRouter implements EventRouter {
                 "expected the envelope's 'payload' to be a JSON object, got "
                     + event.getNodeType()));
       }
-      DebeziumLogicalTypes.decode(schema, event);
+      declared = DebeziumLogicalTypes.decode(schema, event);
     }
     JsonNode op = event.get("op");
     if (op == null || !op.isTextual()) {
@@ -101,9 +103,9 @@ public final class DebeziumEventRouter implements EventRouter {
                   + "; expected one of c, r, u, d"));
     }
     return switch (op.asText()) {
-      case "c", "r" -> upsert(event, op.asText());
-      case "u" -> update(event);
-      case "d" -> delete(event);
+      case "c", "r" -> upsert(event, op.asText(), declared);
+      case "u" -> update(event, declared);
+      case "d" -> delete(event, declared);
       default ->
           List.of(
               new Routing.Rejected(
@@ -124,7 +126,7 @@ public final class DebeziumEventRouter implements EventRouter {
     };
   }
 
-  private List<Routing> upsert(JsonNode event, String op) {
+  private List<Routing> upsert(JsonNode event, String op, DebeziumLogicalTypes.Declared declared) {
     JsonNode after = event.get("after");
     Routing.Rejected problem = checkImage(after, "after", op);
     if (problem != null) {
@@ -134,14 +136,14 @@ public final class DebeziumEventRouter implements EventRouter {
     if (target.problem() != null) {
       return List.of(target.problem());
     }
-    Routing.Rejected badKey = rows.checkKey(target.table(), after, " of 'after'");
+    Routing.Rejected badKey = rows.checkKey(target.table(), after, " of 'after'", declared.after());
     if (badKey != null) {
       return List.of(badKey);
     }
-    return List.of(rows.upsert(target.table(), after));
+    return List.of(rows.upsert(target.table(), after, declared.after()));
   }
 
-  private List<Routing> update(JsonNode event) {
+  private List<Routing> update(JsonNode event, DebeziumLogicalTypes.Declared declared) {
     JsonNode after = event.get("after");
     Routing.Rejected problem = checkImage(after, "after", "u");
     if (problem != null) {
@@ -151,27 +153,27 @@ public final class DebeziumEventRouter implements EventRouter {
     if (target.problem() != null) {
       return List.of(target.problem());
     }
-    Routing.Rejected badKey = rows.checkKey(target.table(), after, " of 'after'");
+    Routing.Rejected badKey = rows.checkKey(target.table(), after, " of 'after'", declared.after());
     if (badKey != null) {
       return List.of(badKey);
     }
     JsonNode before = event.get("before");
     if (before != null
         && before.isObject()
-        && rows.checkKey(target.table(), before, " of 'before'") == null
+        && rows.checkKey(target.table(), before, " of 'before'", declared.before()) == null
         && !rows.sameKey(target.table(), before, after)) {
-      Routing delete = rows.delete(target.table(), before);
+      Routing delete = rows.delete(target.table(), before, declared.before());
       if (delete instanceof Routing.Rejected) {
         return List.of(delete);
       }
-      Routing upsert = rows.upsert(target.table(), after);
+      Routing upsert = rows.upsert(target.table(), after, declared.after());
       // All or nothing: an update whose new row is refused must not delete the old key either.
       return upsert instanceof Routing.Rejected ? List.of(upsert) : List.of(delete, upsert);
     }
-    return List.of(rows.upsert(target.table(), after));
+    return List.of(rows.upsert(target.table(), after, declared.after()));
   }
 
-  private List<Routing> delete(JsonNode event) {
+  private List<Routing> delete(JsonNode event, DebeziumLogicalTypes.Declared declared) {
     JsonNode before = event.get("before");
     Routing.Rejected problem = checkImage(before, "before", "d");
     if (problem != null) {
@@ -181,11 +183,12 @@ public final class DebeziumEventRouter implements EventRouter {
     if (target.problem() != null) {
       return List.of(target.problem());
     }
-    Routing.Rejected badKey = rows.checkKey(target.table(), before, " of 'before'");
+    Routing.Rejected badKey =
+        rows.checkKey(target.table(), before, " of 'before'", declared.before());
     if (badKey != null) {
       return List.of(badKey);
     }
-    return List.of(rows.delete(target.table(), before));
+    return List.of(rows.delete(target.table(), before, declared.before()));
   }
 
   /** The image's problem (absent or not an object), or null. */

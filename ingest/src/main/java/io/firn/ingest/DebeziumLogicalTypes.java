@@ -9,50 +9,141 @@ import java.math.BigInteger;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
 
 /**
- * Decodes Debezium's logical types in a change event's row images, using the {@code schema} that
- * Kafka Connect's JSON converter puts next to the payload ({@code schemas.enable=true}). Without it
- * the encodings cannot be told from plain values and stay as they are (ADR 0008 §1).
+ * Reads a change event's row images with the {@code schema} that Kafka Connect's JSON converter
+ * puts next to the payload ({@code schemas.enable=true}): decodes Debezium's logical types in place
+ * and tells each field's declared Iceberg type ({@link DeclaredColumn}). Without the schema the
+ * encodings cannot be told from plain values, stay as they are, and types are inferred from the
+ * values (ADR 0008 §1).
  *
- * <ul>
- *   <li>{@code org.apache.kafka.connect.data.Decimal} (base64 of the unscaled big-endian integer,
- *       {@code parameters.scale}) and {@code io.debezium.data.VariableScaleDecimal} ({@code {scale,
- *       value}}) → a JSON decimal, so the column is a {@code double} like every JSON decimal;
- *   <li>{@code io.debezium.time.Timestamp} and {@code org.apache.kafka.connect.data.Timestamp}
- *       (epoch milliseconds), {@code io.debezium.time.MicroTimestamp} (microseconds), {@code
- *       io.debezium.time.NanoTimestamp} (nanoseconds) → an ISO-8601 instant ({@code ...Z}), which a
- *       rule's {@code timestamp-fields} turns into {@code timestamptz} ({@code ZonedTimestamp}
- *       already is such a string);
- *   <li>{@code io.debezium.time.Date} and {@code org.apache.kafka.connect.data.Date} (days since
- *       the epoch) → an ISO-8601 date string.
- * </ul>
+ * <table>
+ *   <caption>Connect schema → value → declared type</caption>
+ *   <tr><th>schema</th><th>value becomes</th><th>column type</th></tr>
+ *   <tr><td>{@code org.apache.kafka.connect.data.Decimal} (base64 of the unscaled big-endian
+ *       integer, {@code parameters.scale}, {@code connect.decimal.precision})</td>
+ *       <td>a JSON decimal</td><td>{@code decimal(p, s)}; p is 38 when not given</td></tr>
+ *   <tr><td>{@code io.debezium.data.VariableScaleDecimal} ({@code {scale, value}})</td>
+ *       <td>a JSON decimal</td><td>none declared: inferred ({@code double}), since an Iceberg
+ *       decimal has one scale</td></tr>
+ *   <tr><td>{@code io.debezium.time.Timestamp}, {@code org.apache.kafka.connect.data.Timestamp}
+ *       (epoch ms), {@code io.debezium.time.MicroTimestamp} (µs), {@code
+ *       io.debezium.time.NanoTimestamp} (ns)</td><td>an ISO-8601 instant ({@code ...Z})</td>
+ *       <td>{@code timestamp} (the source's wall-clock time, no zone)</td></tr>
+ *   <tr><td>{@code io.debezium.time.ZonedTimestamp} (ISO-8601 with offset)</td><td>unchanged</td>
+ *       <td>{@code timestamptz}</td></tr>
+ *   <tr><td>{@code io.debezium.time.Date}, {@code org.apache.kafka.connect.data.Date} (epoch
+ *       days)</td><td>an ISO-8601 date</td><td>{@code date}</td></tr>
+ *   <tr><td>{@code int8}, {@code int16}, {@code int32} / {@code int64}</td><td>unchanged</td>
+ *       <td>{@code int} / {@code long} (time-of-day logical types too: their raw count)</td></tr>
+ *   <tr><td>{@code float32} / {@code float64}, {@code boolean}, {@code string}</td>
+ *       <td>unchanged</td><td>{@code float} / {@code double}, {@code boolean}, {@code string}</td></tr>
+ *   <tr><td>{@code bytes}</td><td>unchanged (base64)</td><td>{@code binary}</td></tr>
+ *   <tr><td>{@code struct}, {@code array}, {@code map}</td><td>unchanged</td>
+ *       <td>none declared: JSON text in a {@code string}</td></tr>
+ * </table>
  *
- * A value that does not have the announced encoding is left alone.
+ * <p>{@code optional: false} declares the field required: a column created for it with the table is
+ * required, and becomes optional when the source later sends null with {@code optional: true}. A
+ * field without the flag is optional. A value that does not have the announced encoding is left
+ * alone.
  */
 final class DebeziumLogicalTypes {
   private DebeziumLogicalTypes() {}
 
-  /** Decodes, in place, the {@code before} and {@code after} images of {@code payload}. */
-  static void decode(JsonNode schema, JsonNode payload) {
+  /** The declared columns of an event's two images (empty maps without a schema). */
+  record Declared(Map<String, DeclaredColumn> before, Map<String, DeclaredColumn> after) {
+    static final Declared NONE = new Declared(DeclaredColumn.NONE, DeclaredColumn.NONE);
+  }
+
+  /**
+   * Decodes, in place, the {@code before} and {@code after} images of {@code payload}.
+   *
+   * @return what the schema declares about each image's fields
+   */
+  static Declared decode(JsonNode schema, JsonNode payload) {
     if (schema == null || !schema.isObject() || !payload.isObject()) {
-      return;
+      return Declared.NONE;
     }
+    Map<String, DeclaredColumn> before = DeclaredColumn.NONE;
+    Map<String, DeclaredColumn> after = DeclaredColumn.NONE;
     for (JsonNode envelopeField : schema.path("fields")) {
       String image = envelopeField.path("field").asText();
-      if ((image.equals("before") || image.equals("after"))
-          && payload.get(image) instanceof ObjectNode row) {
-        for (JsonNode column : envelopeField.path("fields")) {
-          String name = column.path("field").asText();
-          JsonNode value = row.get(name);
-          if (value != null && !value.isNull()) {
-            JsonNode decoded = decodeValue(column, value);
-            if (decoded != null) {
-              row.set(name, decoded);
-            }
+      if (!image.equals("before") && !image.equals("after")) {
+        continue;
+      }
+      Map<String, DeclaredColumn> declared = new HashMap<>();
+      JsonNode row = payload.get(image);
+      for (JsonNode column : envelopeField.path("fields")) {
+        String name = column.path("field").asText();
+        declared.put(name, declare(column));
+        JsonNode value = row instanceof ObjectNode ? row.get(name) : null;
+        if (value != null && !value.isNull()) {
+          JsonNode decoded = decodeValue(column, value);
+          if (decoded != null) {
+            ((ObjectNode) row).set(name, decoded);
           }
         }
       }
+      if (image.equals("before")) {
+        before = declared;
+      } else {
+        after = declared;
+      }
+    }
+    return new Declared(before, after);
+  }
+
+  /** What a Connect schema field declares (the table in the class comment). */
+  static DeclaredColumn declare(JsonNode column) {
+    boolean optional = column.path("optional").asBoolean(true);
+    return new DeclaredColumn(type(column), optional);
+  }
+
+  private static Type type(JsonNode column) {
+    switch (column.path("name").asText("")) {
+      case "org.apache.kafka.connect.data.Decimal":
+        return decimalType(column.path("parameters"));
+      case "io.debezium.data.VariableScaleDecimal":
+        return null;
+      case "io.debezium.time.Timestamp",
+      "org.apache.kafka.connect.data.Timestamp",
+      "io.debezium.time.MicroTimestamp",
+      "io.debezium.time.NanoTimestamp":
+        return Types.TimestampType.withoutZone();
+      case "io.debezium.time.ZonedTimestamp":
+        return Types.TimestampType.withZone();
+      case "io.debezium.time.Date", "org.apache.kafka.connect.data.Date":
+        return Types.DateType.get();
+      default:
+        break;
+    }
+    return switch (column.path("type").asText("")) {
+      case "int8", "int16", "int32" -> Types.IntegerType.get();
+      case "int64" -> Types.LongType.get();
+      case "float32" -> Types.FloatType.get();
+      case "float64" -> Types.DoubleType.get();
+      case "boolean" -> Types.BooleanType.get();
+      case "string" -> Types.StringType.get();
+      case "bytes" -> Types.BinaryType.get();
+      default -> null;
+    };
+  }
+
+  /** {@code decimal(p, s)} from a Decimal's parameters, or null when they make none Iceberg has. */
+  private static Type decimalType(JsonNode parameters) {
+    try {
+      int scale = Integer.parseInt(parameters.path("scale").asText("0"));
+      int precision = Integer.parseInt(parameters.path("connect.decimal.precision").asText("38"));
+      return scale >= 0 && precision >= 1 && scale <= precision && precision <= 38
+          ? Types.DecimalType.of(precision, scale)
+          : null;
+    } catch (NumberFormatException e) {
+      return null;
     }
   }
 

@@ -531,11 +531,15 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     }
   }
 
-  /** Whether {@code table} has every column of {@code wanted}, in its type or a wider one. */
+  /**
+   * Whether {@code table} has every column of {@code wanted}, in its type or a wider one, and
+   * optional where {@code wanted} is.
+   */
   private static boolean covers(Schema table, Schema wanted) {
     for (Types.NestedField column : wanted.columns()) {
       Types.NestedField existing = table.findField(column.name());
       if (existing == null
+          || (column.isOptional() && existing.isRequired())
           || !(existing.type().equals(column.type())
               || (column.type().isPrimitiveType()
                   && existing.type().isPrimitiveType()

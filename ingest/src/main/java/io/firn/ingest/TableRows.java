@@ -2,12 +2,15 @@ package io.firn.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
+import java.math.BigDecimal;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
@@ -36,11 +40,16 @@ import org.apache.iceberg.types.Types;
  *
  * <p>Inference is conservative and stable: JSON integers are {@code long}, other numbers {@code
  * double}, strings {@code string}, booleans {@code boolean}; nested objects and arrays are kept as
- * their JSON text in a {@code string} column. A field never seen before becomes a new optional
- * column (a null value adds nothing until a typed value arrives). Values are always emitted in the
- * column's current type (an integer into a {@code double} column becomes a double); a value that
- * would need a disallowed change (a decimal into a {@code long} column, a number into a {@code
- * string} column) is rejected, never coerced (DESIGN.md §8, Iceberg #17024).
+ * their JSON text in a {@code string} column. Where the event declares its fields' types (a
+ * Debezium envelope's schema, {@link DeclaredColumn}), a new column takes the declared type, a
+ * column created with the table is required where the source declares it so, an existing column is
+ * widened when the source's type became wider (int to long, float to double, a decimal's precision)
+ * and made optional when the source sends null for it; a declared type that is no widening of the
+ * column's leaves the column as it is. A field never seen before becomes a new optional column (a
+ * null value adds nothing until a typed value arrives). Values are always emitted in the column's
+ * current type (an integer into a {@code double} column becomes a double); a value that would need
+ * a disallowed change (a decimal into a {@code long} column, a number into a {@code string} column)
+ * is rejected, never coerced (DESIGN.md §8, Iceberg #17024).
  *
  * <p>Not thread-safe: one instance per Flink subtask. The schema cache only grows; when an image
  * brings an unknown field the table's schema is re-read through {@code schemaLoader} first, so
@@ -116,6 +125,15 @@ final class TableRows {
    * append tables: they have no key).
    */
   Routing.Rejected checkKey(String table, JsonNode image, String where) {
+    return checkKey(table, image, where, DeclaredColumn.NONE);
+  }
+
+  /**
+   * The key fields' problem in {@code image}, whose fields' types are {@code declared}, or null
+   * when every key field is usable.
+   */
+  Routing.Rejected checkKey(
+      String table, JsonNode image, String where, Map<String, DeclaredColumn> declared) {
     for (String key : keys(table)) {
       JsonNode value = image.get(key);
       if (value == null || value.isNull()) {
@@ -125,7 +143,9 @@ final class TableRows {
       }
       // An integer that fits a long: JSON decimals (1.5, but also 1.0 and 1e10) would make a
       // double key column, which Iceberg refuses as an identifier field (ADR 0018).
-      if (!value.isTextual() && !(value.isIntegralNumber() && value.canConvertToLong())) {
+      if (!value.isTextual()
+          && !(value.isIntegralNumber() && value.canConvertToLong())
+          && !declaredKey(declared.get(key), value)) {
         return new Routing.Rejected(
             DeadLetterReason.INVALID_KEY,
             "key field '"
@@ -140,6 +160,16 @@ final class TableRows {
     return null;
   }
 
+  /**
+   * Whether a key value that is neither a string nor a long has a declared type a key column can
+   * have (a decimal, a date, a timestamp) and fits it.
+   */
+  private static boolean declaredKey(DeclaredColumn declared, JsonNode value) {
+    return declared != null
+        && DeclaredColumn.canBeKey(declared.type())
+        && convert(declared.type(), value) != null;
+  }
+
   /** Whether the key fields of two (checked) images are equal. */
   boolean sameKey(String table, JsonNode left, JsonNode right) {
     for (String key : keys(table)) {
@@ -152,11 +182,19 @@ final class TableRows {
 
   /** An upsert of {@code image} (whose key was checked) into table {@code name}. */
   Routing upsert(String name, JsonNode image) {
+    return upsert(name, image, DeclaredColumn.NONE);
+  }
+
+  /**
+   * An upsert of {@code image} (whose key was checked), whose fields' types are {@code declared},
+   * into table {@code name}.
+   */
+  Routing upsert(String name, JsonNode image, Map<String, DeclaredColumn> declared) {
     TableIdentifier table = identifier(name);
     Schema schema = schemas.get(table);
     if (schema != null) {
       // The common case: nothing new in this event.
-      Routing known = toKnownRow(table, schema, image);
+      Routing known = toKnownRow(table, schema, image, declared);
       if (known != null) {
         return known;
       }
@@ -166,8 +204,8 @@ final class TableRows {
       wanted =
           schemaLoader
               .apply(table)
-              .map(current -> widen(name, current, image))
-              .orElseGet(() -> newTableSchema(name, image));
+              .map(current -> widen(name, current, image, declared, false))
+              .orElseGet(() -> newTableSchema(name, image, declared));
     } else {
       // Another subtask may have added the column already: take the catalog's type for it.
       Schema cached = schema;
@@ -175,11 +213,13 @@ final class TableRows {
           widen(
               name,
               schemaLoader.apply(table).map(current -> union(current, cached)).orElse(cached),
-              image);
+              image,
+              declared,
+              false);
     }
     schema = resolver.resolve(table, wanted);
     schemas.put(table, schema);
-    return toRow(table, schema, image);
+    return toRow(table, schema, image, declared);
   }
 
   /**
@@ -207,12 +247,18 @@ final class TableRows {
    * from the image, so that a stream may begin with deletes.
    */
   Routing delete(String name, JsonNode image) {
+    return delete(name, image, DeclaredColumn.NONE);
+  }
+
+  /** A key-only delete of {@code image}'s key, whose fields' types are {@code declared}. */
+  Routing delete(String name, JsonNode image, Map<String, DeclaredColumn> declared) {
     TableIdentifier table = identifier(name);
     Schema schema = schemas.get(table);
     if (schema == null) {
       schema =
           resolver.resolve(
-              table, schemaLoader.apply(table).orElseGet(() -> newTableSchema(name, image)));
+              table,
+              schemaLoader.apply(table).orElseGet(() -> newTableSchema(name, image, declared)));
       schemas.put(table, schema);
     }
     GenericRowData row = new GenericRowData(RowKind.DELETE, schema.columns().size());
@@ -248,17 +294,24 @@ final class TableRows {
     return false;
   }
 
-  private Schema newTableSchema(String name, JsonNode image) {
+  private Schema newTableSchema(String name, JsonNode image, Map<String, DeclaredColumn> declared) {
     List<Types.NestedField> columns = new ArrayList<>();
     Set<Integer> identifiers = new HashSet<>();
     int id = 0;
     for (String key : keys(name)) {
       id++;
-      columns.add(Types.NestedField.required(id, key, infer(name, key, image.get(key))));
+      DeclaredColumn keyType = declared.get(key);
+      columns.add(
+          Types.NestedField.required(
+              id,
+              key,
+              keyType != null && DeclaredColumn.canBeKey(keyType.type())
+                  ? keyType.type()
+                  : infer(name, key, image.get(key))));
       identifiers.add(id);
     }
     Schema keysOnly = new Schema(columns, identifiers);
-    return widen(name, keysOnly, image);
+    return widen(name, keysOnly, image, declared, true);
   }
 
   /** Whether {@code schema} has a column {@code name} (Iceberg's lookup refuses an empty name). */
@@ -282,13 +335,23 @@ final class TableRows {
   }
 
   /**
-   * The schema plus an optional column for each non-null field it lacks, in image order.
+   * The schema plus an optional column for each non-null field it lacks, in image order, and with
+   * the changes {@code declared} asks of its columns (a wider type; optional when the source sends
+   * null).
    *
+   * @param creating whether the schema is a new table's: a new column the source declares required
+   *     is required
    * @throws RefusedRecordException when a new field's name cannot be a column ({@link
-   *     #columnNameProblem})
+   *     #columnNameProblem}) or its value does not fit its declared type
    */
-  private Schema widen(String table, Schema schema, JsonNode image) {
+  private Schema widen(
+      String table,
+      Schema schema,
+      JsonNode image,
+      Map<String, DeclaredColumn> declared,
+      boolean creating) {
     List<Types.NestedField> columns = new ArrayList<>(schema.columns());
+    boolean changed = !declared.isEmpty() && applyDeclared(schema, columns, image, declared);
     int nextId = schema.highestFieldId();
     Map<String, String> added = null;
     for (Iterator<Map.Entry<String, JsonNode>> it = image.fields(); it.hasNext(); ) {
@@ -306,10 +369,70 @@ final class TableRows {
         }
         added.put(name.toLowerCase(Locale.ROOT), name);
         nextId++;
-        columns.add(Types.NestedField.optional(nextId, name, infer(table, name, field.getValue())));
+        DeclaredColumn source = declared.get(name);
+        Type type = typeOf(table, name, field.getValue(), source);
+        if (convert(type, field.getValue()) == null) {
+          throw new RefusedRecordException(
+              DeadLetterReason.INCOMPATIBLE_TYPE,
+              "field '"
+                  + abbreviate(name)
+                  + "' = "
+                  + abbreviate(field.getValue().toString())
+                  + " does not fit its declared type "
+                  + type
+                  + " (new column of "
+                  + identifier(table)
+                  + ")");
+        }
+        boolean required = creating && source != null && !source.optional();
+        columns.add(Types.NestedField.of(nextId, !required, name, type));
       }
     }
-    return added != null ? new Schema(columns, schema.identifierFieldIds()) : schema;
+    return added != null || changed ? new Schema(columns, schema.identifierFieldIds()) : schema;
+  }
+
+  /**
+   * Replaces in {@code columns} (those of {@code schema}) each column whose declared type widens it
+   * (for a value present in {@code image}) or which the source now sends as null although it is
+   * required (not a key).
+   *
+   * @return whether a column changed
+   */
+  private static boolean applyDeclared(
+      Schema schema,
+      List<Types.NestedField> columns,
+      JsonNode image,
+      Map<String, DeclaredColumn> declared) {
+    boolean changed = false;
+    for (int i = 0; i < columns.size(); i++) {
+      Types.NestedField column = columns.get(i);
+      DeclaredColumn source = declared.get(column.name());
+      if (source == null) {
+        continue;
+      }
+      JsonNode value = image.get(column.name());
+      boolean present = value != null && !value.isNull();
+      Type type =
+          present && DeclaredColumn.widens(column.type(), source.type())
+              ? source.type()
+              : column.type();
+      boolean relax = !present && relaxes(schema, column, source);
+      if (type != column.type() || relax) {
+        columns.set(
+            i,
+            Types.NestedField.of(
+                column.fieldId(), column.isOptional() || relax, column.name(), type, column.doc()));
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  /** Whether the required, non-key {@code column} must become optional: the source says so. */
+  private static boolean relaxes(Schema schema, Types.NestedField column, DeclaredColumn source) {
+    return source.optional()
+        && column.isRequired()
+        && !schema.identifierFieldIds().contains(column.fieldId());
   }
 
   /**
@@ -339,6 +462,19 @@ final class TableRows {
     return null;
   }
 
+  /**
+   * A new column's type: {@code timestamptz} for the rule's timestamp fields, else the declared
+   * type, else the type inferred from the value.
+   */
+  private Type typeOf(String table, String field, JsonNode value, DeclaredColumn declared) {
+    if (declared != null
+        && declared.type() != null
+        && !rule(table).timestampFields().contains(field)) {
+      return declared.type();
+    }
+    return infer(table, field, value);
+  }
+
   private Type infer(String table, String field, JsonNode value) {
     if (rule(table).timestampFields().contains(field)) {
       return Types.TimestampType.withZone();
@@ -355,8 +491,9 @@ final class TableRows {
     return Types.StringType.get();
   }
 
-  private Routing toRow(TableIdentifier table, Schema schema, JsonNode image) {
-    Routing routing = toKnownRow(table, schema, image);
+  private Routing toRow(
+      TableIdentifier table, Schema schema, JsonNode image, Map<String, DeclaredColumn> declared) {
+    Routing routing = toKnownRow(table, schema, image, declared);
     if (routing == null) {
       throw new IllegalStateException(
           "schema " + schema.schemaId() + " of " + table + " lacks a field of " + image);
@@ -366,17 +503,23 @@ final class TableRows {
 
   /**
    * The image's row in {@code schema}, or null when the image has a non-null field {@code schema}
-   * lacks (a rejection comes first: an event whose known columns are wrong adds no column).
+   * lacks or {@code declared} asks for a change of a column (a rejection comes first: an event
+   * whose known columns are wrong changes no column).
    */
-  private Routing toKnownRow(TableIdentifier table, Schema schema, JsonNode image) {
+  private Routing toKnownRow(
+      TableIdentifier table, Schema schema, JsonNode image, Map<String, DeclaredColumn> declared) {
     List<Types.NestedField> columns = schema.columns();
     GenericRowData row = new GenericRowData(columns.size());
     int present = 0;
+    boolean change = false;
     for (int i = 0; i < columns.size(); i++) {
       Types.NestedField column = columns.get(i);
       JsonNode value = image.get(column.name());
+      DeclaredColumn source = declared.isEmpty() ? null : declared.get(column.name());
       if (value == null || value.isNull()) {
-        if (column.isRequired()) {
+        if (column.isRequired() && source != null && relaxes(schema, column, source)) {
+          change = true;
+        } else if (column.isRequired()) {
           return new Routing.Rejected(
               DeadLetterReason.MISSING_KEY,
               "required column '" + column.name() + "' of " + table + " is absent or null");
@@ -384,14 +527,19 @@ final class TableRows {
         continue;
       }
       present++;
-      Object converted = convert(column.type(), value);
+      Type type = column.type();
+      if (source != null && DeclaredColumn.widens(type, source.type())) {
+        type = source.type();
+        change = true;
+      }
+      Object converted = convert(type, value);
       if (converted == null) {
         return incompatible(table, column, value);
       }
       row.setField(i, converted);
     }
     // Fields beyond the columns found: nulls, or new fields.
-    if (image.size() > present && hasNewFields(schema, image)) {
+    if (change || (image.size() > present && hasNewFields(schema, image))) {
       return null;
     }
     return new Routing.Routed(table, schema, row, keySet(table.name()), false);
@@ -437,14 +585,61 @@ final class TableRows {
             : null;
       case TIMESTAMP:
         return timestamp((Types.TimestampType) type, value);
+      case DECIMAL:
+        return decimal((Types.DecimalType) type, value);
+      case DATE:
+        return date(value);
+      case BINARY:
+        return binary(value);
       default:
         return null;
     }
   }
 
+  /** The number exactly in {@code decimal(p, s)}: no rounding, no digits beyond p. */
+  private static DecimalData decimal(Types.DecimalType type, JsonNode value) {
+    if (!value.isNumber()) {
+      return null;
+    }
+    BigDecimal exact;
+    try {
+      exact = value.decimalValue().setScale(type.scale());
+    } catch (ArithmeticException e) {
+      return null; // more fractional digits than the scale: it would round
+    }
+    return exact.precision() > type.precision()
+        ? null
+        : DecimalData.fromBigDecimal(exact, type.precision(), type.scale());
+  }
+
+  /** Days since the epoch from an ISO-8601 date. */
+  private static Integer date(JsonNode value) {
+    if (!value.isTextual()) {
+      return null;
+    }
+    try {
+      return Math.toIntExact(LocalDate.parse(value.asText()).toEpochDay());
+    } catch (DateTimeParseException | ArithmeticException e) {
+      return null;
+    }
+  }
+
+  /** The bytes of a base64 string (Kafka Connect's JSON form of {@code bytes}). */
+  private static byte[] binary(JsonNode value) {
+    if (!value.isTextual()) {
+      return null;
+    }
+    try {
+      return Base64.getDecoder().decode(value.asText());
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
   /**
    * A timestamp from an ISO-8601 string (with an offset or {@code Z} for {@code timestamptz};
-   * without one for {@code timestamp}) or from epoch milliseconds; null when it is neither.
+   * without one, or with {@code Z} read as UTC wall-clock time, for {@code timestamp}) or from
+   * epoch milliseconds; null when it is neither.
    */
   private static TimestampData timestamp(Types.TimestampType type, JsonNode value) {
     Instant instant;
@@ -457,7 +652,7 @@ final class TableRows {
         instant =
             type.shouldAdjustToUTC()
                 ? OffsetDateTime.parse(value.asText()).toInstant()
-                : LocalDateTime.parse(value.asText()).toInstant(ZoneOffset.UTC);
+                : localTimestamp(value.asText());
       } catch (DateTimeParseException e) {
         return null;
       }
@@ -469,6 +664,18 @@ final class TableRows {
     return type.shouldAdjustToUTC()
         ? TimestampData.fromInstant(instant)
         : TimestampData.fromLocalDateTime(LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+  }
+
+  /** A wall-clock time without zone, or one in UTC ({@code ...Z}), as the instant of UTC time. */
+  private static Instant localTimestamp(String text) {
+    try {
+      return LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
+    } catch (DateTimeParseException e) {
+      if (text.endsWith("Z")) {
+        return Instant.parse(text);
+      }
+      throw e;
+    }
   }
 
   /**

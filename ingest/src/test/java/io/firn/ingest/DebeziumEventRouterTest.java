@@ -1,7 +1,11 @@
 package io.firn.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDateTime;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,49 +51,66 @@ class DebeziumEventRouterTest {
   }
 
   @Test
-  void logicalTypesAnnouncedByTheEnvelopeSchemaAreDecoded() {
+  void theEnvelopeSchemaDecodesLogicalTypesAndDeclaresEachNewColumnsType() {
     // Kafka Connect's JSON converter with schemas: decimals as base64 of the unscaled value,
     // timestamps as epoch micros / millis, dates as epoch days.
-    String field = "{\"field\":\"%s\",\"type\":\"%s\",\"name\":\"%s\"%s}";
     String columns =
         String.join(
             ",",
-            "{\"field\":\"id\",\"type\":\"int64\"}",
-            String.format(
-                field,
-                "price",
-                "bytes",
-                "org.apache.kafka.connect.data.Decimal",
-                ",\"parameters\":{\"scale\":\"2\"}"),
-            String.format(field, "updated", "int64", "io.debezium.time.MicroTimestamp", ""),
-            String.format(field, "created", "int64", "io.debezium.time.Timestamp", ""),
-            String.format(field, "born", "int32", "io.debezium.time.Date", ""),
-            String.format(field, "note", "string", "io.debezium.time.ZonedTimestamp", ""));
-    String event =
-        "{\"schema\":{\"type\":\"struct\",\"fields\":["
-            + "{\"field\":\"before\",\"type\":\"struct\",\"fields\":["
-            + columns
-            + "]},{\"field\":\"after\",\"type\":\"struct\",\"fields\":["
-            + columns
-            + "]}]},\"payload\":{\"op\":\"c\",\"before\":null,\"after\":{\"id\":1,"
-            // 12345 = 0x3039 -> "MDk=" -> 123.45
-            + "\"price\":\"MDk=\",\"updated\":1764411330123456,\"created\":1764411330123,"
-            + "\"born\":20421,\"note\":\"2026-11-29T10:15:30Z\"},"
-            + "\"source\":{\"table\":\"customers\"}}}";
-
-    Routing.Routed routed = routed(event);
+            column("id", "int32", null, false, null),
+            column("price", "bytes", DECIMAL, true, decimalParameters(2, 10)),
+            column("qty", "int16", null, false, null),
+            column("weight", "float32", null, true, null),
+            column("ratio", "float64", null, true, null),
+            column("updated", "int64", "io.debezium.time.MicroTimestamp", true, null),
+            column("created", "int64", "io.debezium.time.Timestamp", true, null),
+            column("born", "int32", "io.debezium.time.Date", true, null),
+            column("zoned", "string", "io.debezium.time.ZonedTimestamp", true, null),
+            column("blob", "bytes", null, true, null),
+            column("flag", "boolean", null, true, null),
+            column("tags", "array", null, true, null));
+    Routing.Routed routed =
+        routed(
+            envelope(
+                columns,
+                "c",
+                null,
+                // 12345 = 0x3039 -> "MDk=" -> 123.45
+                "{\"id\":1,\"price\":\"MDk=\",\"qty\":7,\"weight\":1.5,\"ratio\":0.25,"
+                    + "\"updated\":1764411330123456,\"created\":1764411330123,\"born\":20421,"
+                    + "\"zoned\":\"2026-11-29T10:15:30+01:00\",\"blob\":\"AQI=\",\"flag\":true,"
+                    + "\"tags\":[\"a\"]}"));
 
     Schema schema = routed.schema();
-    assertThat(schema.findField("price").type()).isEqualTo(Types.DoubleType.get());
-    assertThat(routed.row().getDouble(position(schema, "price"))).isEqualTo(123.45);
-    assertThat(routed.row().getString(position(schema, "updated")).toString())
-        .isEqualTo("2025-11-29T10:15:30.123456Z");
-    assertThat(routed.row().getString(position(schema, "created")).toString())
-        .isEqualTo("2025-11-29T10:15:30.123Z");
-    assertThat(routed.row().getString(position(schema, "born")).toString())
-        .isEqualTo(java.time.LocalDate.ofEpochDay(20421).toString());
-    assertThat(routed.row().getString(position(schema, "note")).toString())
-        .isEqualTo("2026-11-29T10:15:30Z");
+    assertThat(schema.columns())
+        .extracting(Types.NestedField::name, Types.NestedField::type, Types.NestedField::isRequired)
+        .containsExactly(
+            tuple("id", Types.IntegerType.get(), true),
+            tuple("price", Types.DecimalType.of(10, 2), false),
+            tuple("qty", Types.IntegerType.get(), true),
+            tuple("weight", Types.FloatType.get(), false),
+            tuple("ratio", Types.DoubleType.get(), false),
+            tuple("updated", Types.TimestampType.withoutZone(), false),
+            tuple("created", Types.TimestampType.withoutZone(), false),
+            tuple("born", Types.DateType.get(), false),
+            tuple("zoned", Types.TimestampType.withZone(), false),
+            tuple("blob", Types.BinaryType.get(), false),
+            tuple("flag", Types.BooleanType.get(), false),
+            tuple("tags", Types.StringType.get(), false));
+    RowData row = routed.row();
+    assertThat(row.getInt(0)).isEqualTo(1);
+    assertThat(row.getDecimal(1, 10, 2).toBigDecimal()).isEqualTo(new BigDecimal("123.45"));
+    assertThat(row.getInt(2)).isEqualTo(7);
+    assertThat(row.getFloat(3)).isEqualTo(1.5f);
+    assertThat(row.getDouble(4)).isEqualTo(0.25);
+    assertThat(row.getTimestamp(5, 6).toLocalDateTime())
+        .isEqualTo(LocalDateTime.parse("2025-11-29T10:15:30.123456"));
+    assertThat(row.getTimestamp(6, 6).toLocalDateTime())
+        .isEqualTo(LocalDateTime.parse("2025-11-29T10:15:30.123"));
+    assertThat(row.getInt(7)).isEqualTo(20421);
+    assertThat(row.getTimestamp(8, 6).toInstant()).isEqualTo(Instant.parse("2026-11-29T09:15:30Z"));
+    assertThat(row.getBinary(9)).containsExactly(1, 2);
+    assertThat(row.getString(11).toString()).isEqualTo("[\"a\"]");
 
     // Without the schema the same value is indistinguishable from a plain string: kept as it is.
     Routing.Routed bare =
@@ -97,6 +118,149 @@ class DebeziumEventRouterTest {
             "{\"op\":\"c\",\"after\":{\"id\":2,\"price\":\"MDk=\"},"
                 + "\"source\":{\"table\":\"orders\"}}");
     assertThat(bare.row().getString(position(bare.schema(), "price")).toString()).isEqualTo("MDk=");
+  }
+
+  @Test
+  void aDecimalKeepsEveryDigitThatJsonDoublesWouldLose() {
+    // The issue's example: 12345678901234.57 became 12345678901234.5703125 as a double.
+    String columns =
+        column("id", "int64", null, false, null)
+            + ","
+            + column("amount", "bytes", DECIMAL, true, decimalParameters(2, 16));
+    String unscaled =
+        java.util.Base64.getEncoder()
+            .encodeToString(new BigDecimal("12345678901234.57").unscaledValue().toByteArray());
+    Routing.Routed routed =
+        routed(envelope(columns, "c", null, "{\"id\":1,\"amount\":\"" + unscaled + "\"}"));
+
+    assertThat(routed.row().getDecimal(1, 16, 2).toBigDecimal())
+        .isEqualTo(new BigDecimal("12345678901234.57"));
+  }
+
+  @Test
+  void existingColumnsKeepTheirTypeUnlessTheDeclaredOneWidensIt() {
+    // A table made before the schema was used: price double, qty int, label required.
+    catalog.put(
+        CUSTOMERS,
+        new Schema(
+            List.of(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "price", Types.DoubleType.get()),
+                Types.NestedField.optional(3, "qty", Types.IntegerType.get()),
+                Types.NestedField.optional(4, "amount", Types.DecimalType.of(10, 2)),
+                Types.NestedField.required(5, "label", Types.StringType.get())),
+            Set.of(1)));
+    String columns =
+        String.join(
+            ",",
+            column("id", "int32", null, false, null),
+            column("price", "bytes", DECIMAL, true, decimalParameters(2, 10)),
+            column("qty", "int64", null, true, null),
+            column("amount", "bytes", DECIMAL, true, decimalParameters(2, 20)),
+            column("label", "string", null, true, null));
+    // 5000000000 does not fit the int column: the source's int64 widens it; the wider decimal
+    // raises amount's precision; label is null now and the source declares it optional.
+    Routing.Routed routed =
+        routed(
+            envelope(
+                columns,
+                "c",
+                null,
+                "{\"id\":1,\"price\":\"MDk=\",\"qty\":5000000000,\"amount\":\"MDk=\","
+                    + "\"label\":null}"));
+
+    Schema schema = routed.schema();
+    assertThat(schema.columns())
+        .extracting(Types.NestedField::name, Types.NestedField::type, Types.NestedField::isRequired)
+        .containsExactly(
+            tuple("id", Types.LongType.get(), true),
+            tuple("price", Types.DoubleType.get(), false),
+            tuple("qty", Types.LongType.get(), false),
+            tuple("amount", Types.DecimalType.of(20, 2), false),
+            tuple("label", Types.StringType.get(), false));
+    assertThat(routed.row().getLong(0)).isEqualTo(1L);
+    assertThat(routed.row().getDouble(1)).isEqualTo(123.45);
+    assertThat(routed.row().getLong(2)).isEqualTo(5_000_000_000L);
+    assertThat(routed.row().getDecimal(3, 20, 2).toBigDecimal())
+        .isEqualTo(new BigDecimal("123.45"));
+    assertThat(routed.row().isNullAt(4)).isTrue();
+  }
+
+  @Test
+  void aValueThatDoesNotFitItsDeclaredTypeIsRefusedBeforeAnyColumnIsAdded() {
+    // precision 4 cannot hold 123.45: the event is refused, the column not created.
+    String columns =
+        column("id", "int64", null, false, null)
+            + ","
+            + column("price", "bytes", DECIMAL, true, decimalParameters(2, 4));
+    Routing.Rejected rejected =
+        rejected(envelope(columns, "c", null, "{\"id\":1,\"price\":\"MDk=\"}"));
+
+    assertThat(rejected.reason()).isEqualTo(DeadLetterReason.INCOMPATIBLE_TYPE);
+    assertThat(rejected.detail())
+        .isEqualTo(
+            "field 'price' = 123.45 does not fit its declared type decimal(4, 2) (new column of"
+                + " events.customers)");
+    Routing.Routed next = routed(envelope(columns, "c", null, "{\"id\":2}"));
+    assertThat(next.schema().findField("price")).isNull();
+  }
+
+  @Test
+  void aDeclaredDecimalOrDateKeyIsAKeyAFloatingPointOneIsNot() {
+    String decimalKey =
+        column("id", "bytes", DECIMAL, false, decimalParameters(0, 12))
+            + ","
+            + column("name", "string", null, true, null);
+    // 12345 as decimal(12, 0)
+    Routing.Routed routed =
+        routed(envelope(decimalKey, "c", null, "{\"id\":\"MDk=\",\"name\":\"a\"}"));
+    assertThat(routed.schema().findField("id").type()).isEqualTo(Types.DecimalType.of(12, 0));
+    assertThat(routed.schema().identifierFieldNames()).containsExactly("id");
+    assertThat(routed.row().getDecimal(0, 12, 0).toBigDecimal()).isEqualTo(new BigDecimal("12345"));
+
+    String doubleKey = column("id", "float64", null, false, null);
+    assertThat(
+            rejected(
+                    envelope(doubleKey, "c", null, "{\"id\":1.5}")
+                        .replace("customers", "measurements"))
+                .reason())
+        .isEqualTo(DeadLetterReason.INVALID_KEY);
+  }
+
+  private static final String DECIMAL = "org.apache.kafka.connect.data.Decimal";
+
+  private static String decimalParameters(int scale, int precision) {
+    return "{\"scale\":\"" + scale + "\",\"connect.decimal.precision\":\"" + precision + "\"}";
+  }
+
+  /** One field of a Connect struct schema as the JSON converter writes it. */
+  private static String column(
+      String name, String type, String logical, boolean optional, String parameters) {
+    return "{\"field\":\""
+        + name
+        + "\",\"type\":\""
+        + type
+        + "\",\"optional\":"
+        + optional
+        + (logical == null ? "" : ",\"name\":\"" + logical + "\"")
+        + (parameters == null ? "" : ",\"parameters\":" + parameters)
+        + "}";
+  }
+
+  /** A change event of the customers table in the JSON converter's schema envelope. */
+  private static String envelope(String columns, String op, String before, String after) {
+    return "{\"schema\":{\"type\":\"struct\",\"fields\":["
+        + "{\"field\":\"before\",\"type\":\"struct\",\"optional\":true,\"fields\":["
+        + columns
+        + "]},{\"field\":\"after\",\"type\":\"struct\",\"optional\":true,\"fields\":["
+        + columns
+        + "]}]},\"payload\":{\"op\":\""
+        + op
+        + "\",\"before\":"
+        + before
+        + ",\"after\":"
+        + after
+        + ",\"source\":{\"table\":\"customers\"}}}";
   }
 
   private static int position(Schema schema, String column) {
