@@ -38,18 +38,19 @@ import org.apache.iceberg.types.Types;
  * Turns a row image (a JSON object) for a named table into a {@link Routing}: a row in the table's
  * widest known schema, or a key-only delete. Shared by the plain JSON and the CDC formats.
  *
- * <p>Inference is conservative and stable: JSON integers are {@code long}, other numbers {@code
- * double}, strings {@code string}, booleans {@code boolean}; nested objects and arrays are kept as
- * their JSON text in a {@code string} column. Where the event declares its fields' types (a
- * Debezium envelope's schema, {@link DeclaredColumn}), a new column takes the declared type, a
- * column created with the table is required where the source declares it so, an existing column is
- * widened when the source's type became wider (int to long, float to double, a decimal's precision)
- * and made optional when the source sends null for it; a declared type that is no widening of the
- * column's leaves the column as it is. A field never seen before becomes a new optional column (a
- * null value adds nothing until a typed value arrives). Values are always emitted in the column's
- * current type (an integer into a {@code double} column becomes a double); a value that would need
- * a disallowed change (a decimal into a {@code long} column, a number into a {@code string} column)
- * is rejected, never coerced (DESIGN.md §8, Iceberg #17024).
+ * <p>Inference is conservative and stable: JSON integers are {@code long} ({@code decimal(38, 0)}
+ * beyond a long: exact, never a double), other numbers {@code double}, strings {@code string},
+ * booleans {@code boolean}; nested objects and arrays are kept as their JSON text in a {@code
+ * string} column. Where the event declares its fields' types (a Debezium envelope's schema, {@link
+ * DeclaredColumn}), a new column takes the declared type, a column created with the table is
+ * required where the source declares it so, an existing column is widened when the source's type
+ * became wider (int to long, float to double, a decimal's precision) and made optional when the
+ * source sends null for it; a declared type that is no widening of the column's leaves the column
+ * as it is. A field never seen before becomes a new optional column (a null value adds nothing
+ * until a typed value arrives). Values are always emitted in the column's current type (an integer
+ * into a {@code double} column becomes a double); a value that would need a disallowed change (a
+ * decimal into a {@code long} column, a number into a {@code string} column) is rejected, never
+ * coerced (DESIGN.md §8, Iceberg #17024).
  *
  * <p>Not thread-safe: one instance per Flink subtask. The schema cache only grows; when an image
  * brings an unknown field the table's schema is re-read through {@code schemaLoader} first, so
@@ -73,6 +74,9 @@ final class TableRows {
      */
     Schema resolve(TableIdentifier table, Schema wanted);
   }
+
+  /** The type of a new column whose first value is an integer beyond a long. */
+  private static final Types.DecimalType BIG_INTEGER = Types.DecimalType.of(38, 0);
 
   private final IngestSettings settings;
   private final Function<TableIdentifier, Optional<Schema>> schemaLoader;
@@ -378,7 +382,8 @@ final class TableRows {
                   + abbreviate(name)
                   + "' = "
                   + abbreviate(field.getValue().toString())
-                  + " does not fit its declared type "
+                  + " does not fit "
+                  + (source != null && source.type() != null ? "its declared type " : "type ")
                   + type
                   + " (new column of "
                   + identifier(table)
@@ -481,6 +486,11 @@ final class TableRows {
     }
     if (value.isIntegralNumber() && value.canConvertToLong()) {
       return Types.LongType.get();
+    }
+    if (value.isIntegralNumber()) {
+      // Beyond a long: exact as a decimal, never a double that drops digits. More than 38 digits
+      // fit no Iceberg type: the value is refused when its column would be added.
+      return BIG_INTEGER;
     }
     if (value.isNumber()) {
       return Types.DoubleType.get();

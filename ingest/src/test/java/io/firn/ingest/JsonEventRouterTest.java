@@ -184,4 +184,24 @@ class JsonEventRouterTest {
     assertThat(routing).isInstanceOf(Routing.Rejected.class);
     return ((Routing.Rejected) routing).reason();
   }
+
+  @Test
+  void anIntegerBeyondALongIsAnExactDecimalAndOneBeyond38DigitsIsRefused() {
+    List<Routing> routings =
+        router.route("{\"event_type\":\"big\",\"id\":1,\"n\":123456789012345678901234567890}");
+    assertThat(routings).hasSize(1).first().isInstanceOf(Routing.Routed.class);
+    Routing.Routed routed = (Routing.Routed) routings.get(0);
+    assertThat(routed.schema().findType("n")).isEqualTo(Types.DecimalType.of(38, 0));
+    int n = routed.schema().columns().indexOf(routed.schema().findField("n"));
+    assertThat(routed.row().getDecimal(n, 38, 0).toBigDecimal())
+        .isEqualTo(new java.math.BigDecimal("123456789012345678901234567890"));
+
+    assertThat(router.route("{\"event_type\":\"big\",\"id\":2,\"m\":" + "9".repeat(39) + "}"))
+        .containsExactly(
+            new Routing.Rejected(
+                DeadLetterReason.INCOMPATIBLE_TYPE,
+                "field 'm' = "
+                    + "9".repeat(39)
+                    + " does not fit type decimal(38, 0) (new column of events.big)"));
+  }
 }
