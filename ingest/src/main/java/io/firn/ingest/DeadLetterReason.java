@@ -43,6 +43,12 @@ public enum DeadLetterReason {
    */
   TABLE_CHANGE_REFUSED("table_change_refused"),
   /**
+   * The event needs a change of its table's schema (a new column, a wider type, a required column
+   * made optional) that the table's rule does not allow ({@code schema-changes: add-only |
+   * freeze}). The detail names the field, the change and the rule.
+   */
+  SCHEMA_CHANGE_REFUSED("schema_change_refused"),
+  /**
    * Handling the event failed in a way no other reason covers (an unexpected exception while
    * reading or converting it, no catalog or storage failure): a defect in Firn, to be reported with
    * the payload. The detail names the exception.

@@ -64,6 +64,7 @@ import java.util.regex.Pattern;
  *     target-file-size: 128MiB
  *     upsert: true              # false: append (json only)
  *     timestamp-fields: [event_time]  # ISO-8601 with offset (or epoch millis) -> timestamptz
+ *     schema-changes: evolve    # evolve | add-only (new columns only) | freeze (none)
  * checkpoint-interval: 10s
  * checkpoint-directory: firn-data/checkpoints  # local runs: where checkpoints are kept (ADR 0019)
  * checkpoints-retained: 3       # local runs: completed checkpoints kept per run (1-100)
@@ -118,7 +119,8 @@ public final class IngestConfigParser {
           "partition-candidates",
           "target-file-size",
           "upsert",
-          "timestamp-fields");
+          "timestamp-fields",
+          "schema-changes");
 
   private IngestConfigParser() {}
 
@@ -474,6 +476,13 @@ public final class IngestConfigParser {
             throw value(key + ".partition-candidates", candidate, e.getMessage());
           }
         }
+        String changes = text(rule, key + ".schema-changes", SchemaChanges.EVOLVE.code());
+        SchemaChanges schemaChanges;
+        try {
+          schemaChanges = SchemaChanges.parse(changes);
+        } catch (IllegalArgumentException e) {
+          throw value(key + ".schema-changes", changes, e.getMessage());
+        }
         try {
           rules.add(
               new TableRule(
@@ -482,7 +491,8 @@ public final class IngestConfigParser {
                   candidates,
                   targetFileSize,
                   upsert,
-                  names(rule.get("timestamp-fields"), key + ".timestamp-fields")));
+                  names(rule.get("timestamp-fields"), key + ".timestamp-fields"),
+                  schemaChanges));
         } catch (IllegalArgumentException e) {
           throw error(key, key + ": " + e.getMessage());
         }

@@ -38,6 +38,7 @@ final class IngestMetrics {
   private final Clock clock;
   private final Map<TableIdentifier, Counter> records = new HashMap<>();
   private final Map<TableIdentifier, Counter> schemaChanges = new HashMap<>();
+  private final Map<TableIdentifier, Counter> specChanges = new HashMap<>();
   private final Map<DeadLetterReason, Counter> deadLetters = new EnumMap<>(DeadLetterReason.class);
   private final Counter tableCreations;
   // Events of one table often come in runs: skip the map lookup for them.
@@ -86,6 +87,11 @@ final class IngestMetrics {
   /** A schema change this subtask applied to {@code table}. */
   void schemaChange(TableIdentifier table) {
     tableCounter(schemaChanges, table, "ingest_schema_changes_total").inc();
+  }
+
+  /** A partition spec change this subtask committed to {@code table}. */
+  void specChange(TableIdentifier table) {
+    tableCounter(specChanges, table, "ingest_spec_changes_total").inc();
   }
 
   /** A table this subtask found absent and had the sink create. */

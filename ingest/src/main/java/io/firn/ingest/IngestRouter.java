@@ -410,9 +410,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     }
     if (current == null) {
       resolveStep = "evolve";
-      if (evolve(table, wanted, wantedSpec)) {
-        metrics.schemaChange(table);
-      }
+      evolve(table, wanted, wantedSpec);
       resolveStep = "load";
       current = catalog.loadTable(table);
     }
@@ -453,10 +451,8 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
    * but in one attempt: a data commit landing in between fails the task (seen with Iceberg 1.11.0),
    * and the job restarts. With the change already in the table the sink finds it and commits
    * nothing.
-   *
-   * @return whether this call changed the table
    */
-  private boolean evolve(TableIdentifier identifier, Schema schema, PartitionSpec spec) {
+  private void evolve(TableIdentifier identifier, Schema schema, PartitionSpec spec) {
     for (int attempt = 1; ; attempt++) {
       Table table = catalog.loadTable(identifier);
       boolean schemaChanged = !covers(table.schema(), schema);
@@ -479,11 +475,12 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
         specChanged = false;
       }
       if (!schemaChanged && !specChanged) {
-        return false;
+        return;
       }
       try {
         if (schemaChanged) {
           table.updateSchema().unionByNameWith(schema).commit();
+          metrics.schemaChange(identifier);
           LOG.info(
               "Evolved the schema of {}: {} -> {}", identifier, table.schema(), schema.asStruct());
         }
@@ -504,9 +501,10 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
             }
           }
           update.commit();
+          metrics.specChange(identifier);
           LOG.info("Evolved the partition spec of {}: {} -> {}", identifier, table.spec(), spec);
         }
-        return true;
+        return;
       } catch (CommitFailedException e) {
         if (attempt >= EVOLVE_ATTEMPTS) {
           throw new IllegalStateException(

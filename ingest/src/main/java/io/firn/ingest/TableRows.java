@@ -203,23 +203,22 @@ final class TableRows {
         return known;
       }
     }
+    Schema base; // the table's schema before this event, null for a new table
     Schema wanted;
     if (schema == null) {
+      base = schemaLoader.apply(table).orElse(null);
       wanted =
-          schemaLoader
-              .apply(table)
-              .map(current -> widen(name, current, image, declared, false))
-              .orElseGet(() -> newTableSchema(name, image, declared));
+          base != null
+              ? widen(name, base, image, declared, false)
+              : newTableSchema(name, image, declared);
     } else {
       // Another subtask may have added the column already: take the catalog's type for it.
       Schema cached = schema;
-      wanted =
-          widen(
-              name,
-              schemaLoader.apply(table).map(current -> union(current, cached)).orElse(cached),
-              image,
-              declared,
-              false);
+      base = schemaLoader.apply(table).map(current -> union(current, cached)).orElse(cached);
+      wanted = widen(name, base, image, declared, false);
+    }
+    if (base != null && wanted != base) {
+      checkAllowed(table, base, wanted);
     }
     schema = resolver.resolve(table, wanted);
     schemas.put(table, schema);
@@ -355,7 +354,7 @@ final class TableRows {
       Map<String, DeclaredColumn> declared,
       boolean creating) {
     List<Types.NestedField> columns = new ArrayList<>(schema.columns());
-    boolean changed = !declared.isEmpty() && applyDeclared(schema, columns, image, declared);
+    boolean changed = !declared.isEmpty() && applyDeclared(table, schema, columns, image, declared);
     int nextId = schema.highestFieldId();
     Map<String, String> added = null;
     for (Iterator<Map.Entry<String, JsonNode>> it = image.fields(); it.hasNext(); ) {
@@ -397,13 +396,58 @@ final class TableRows {
   }
 
   /**
+   * Refuses the event when its rule does not allow turning {@code base} into {@code wanted} ({@code
+   * schema-changes}).
+   *
+   * @throws RefusedRecordException {@code schema_change_refused}, naming the first change refused
+   */
+  private void checkAllowed(TableIdentifier table, Schema base, Schema wanted) {
+    TableRule rule = rule(table.name());
+    if (rule.schemaChanges() == SchemaChanges.EVOLVE) {
+      return;
+    }
+    for (Types.NestedField column : wanted.columns()) {
+      Types.NestedField before = base.findField(column.name());
+      String change = null;
+      if (before == null) {
+        change =
+            rule.schemaChanges() == SchemaChanges.FREEZE
+                ? "field '" + abbreviate(column.name()) + "' would be a new column"
+                : null;
+      } else if (!before.type().equals(column.type())) {
+        change =
+            "column '"
+                + column.name()
+                + "' would widen from "
+                + before.type()
+                + " to "
+                + column.type();
+      } else if (before.isRequired() && column.isOptional()) {
+        change = "column '" + column.name() + "' would become optional";
+      }
+      if (change != null) {
+        throw new RefusedRecordException(
+            DeadLetterReason.SCHEMA_CHANGE_REFUSED,
+            change
+                + " of "
+                + table
+                + ", whose rule '"
+                + rule.match()
+                + "' has schema-changes: "
+                + rule.schemaChanges().code());
+      }
+    }
+  }
+
+  /**
    * Replaces in {@code columns} (those of {@code schema}) each column whose declared type widens it
    * (for a value present in {@code image}) or which the source now sends as null although it is
    * required (not a key).
    *
    * @return whether a column changed
    */
-  private static boolean applyDeclared(
+  private boolean applyDeclared(
+      String table,
       Schema schema,
       List<Types.NestedField> columns,
       JsonNode image,
@@ -418,7 +462,7 @@ final class TableRows {
       JsonNode value = image.get(column.name());
       boolean present = value != null && !value.isNull();
       Type type =
-          present && DeclaredColumn.widens(column.type(), source.type())
+          present && followsWidening(table, column.type(), source, value)
               ? source.type()
               : column.type();
       boolean relax = !present && relaxes(schema, column, source);
@@ -431,6 +475,17 @@ final class TableRows {
       }
     }
     return changed;
+  }
+
+  /**
+   * Whether a column of type {@code current} takes the wider type the source declares for {@code
+   * value}: always under {@code schema-changes: evolve} (the source's column became wider), else
+   * only when the value does not fit the column (and the rule then refuses the event).
+   */
+  private boolean followsWidening(
+      String table, Type current, DeclaredColumn source, JsonNode value) {
+    return DeclaredColumn.widens(current, source.type())
+        && (rule(table).schemaChanges() == SchemaChanges.EVOLVE || convert(current, value) == null);
   }
 
   /** Whether the required, non-key {@code column} must become optional: the source says so. */
@@ -538,7 +593,7 @@ final class TableRows {
       }
       present++;
       Type type = column.type();
-      if (source != null && DeclaredColumn.widens(type, source.type())) {
+      if (source != null && followsWidening(table.name(), type, source, value)) {
         type = source.type();
         change = true;
       }

@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
  * @param timestampFields fields whose values are timestamps: ISO-8601 strings with an offset or
  *     {@code Z} (or epoch milliseconds) become {@code timestamptz} columns; nothing else is ever
  *     inferred as a timestamp
+ * @param schemaChanges which changes of an existing table's schema events may cause
  */
 public record TableRule(
     String match,
@@ -30,7 +31,8 @@ public record TableRule(
     List<PartitionCandidate> partitionCandidates,
     Long targetFileSize,
     boolean upsert,
-    List<String> timestampFields)
+    List<String> timestampFields,
+    SchemaChanges schemaChanges)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -45,6 +47,24 @@ public record TableRule(
       Long targetFileSize,
       boolean upsert) {
     this(match, primaryKey, partitionCandidates, targetFileSize, upsert, List.of());
+  }
+
+  /** A rule whose tables' schemas evolve freely. */
+  public TableRule(
+      String match,
+      List<String> primaryKey,
+      List<PartitionCandidate> partitionCandidates,
+      Long targetFileSize,
+      boolean upsert,
+      List<String> timestampFields) {
+    this(
+        match,
+        primaryKey,
+        partitionCandidates,
+        targetFileSize,
+        upsert,
+        timestampFields,
+        SchemaChanges.EVOLVE);
   }
 
   public TableRule {

@@ -227,6 +227,44 @@ class DebeziumEventRouterTest {
         .isEqualTo(DeadLetterReason.INVALID_KEY);
   }
 
+  @Test
+  void anAddOnlyRuleRefusesTheSourcesWidening() {
+    catalog.put(
+        CUSTOMERS,
+        new Schema(
+            List.of(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "qty", Types.IntegerType.get())),
+            Set.of(1)));
+    EventRouter addOnly =
+        IngestSettings.defaults("events")
+            .withFormat(EventFormat.DEBEZIUM)
+            .withTables(
+                List.of(
+                    new TableRule(
+                        "customers",
+                        List.of("id"),
+                        List.of(),
+                        null,
+                        true,
+                        List.of(),
+                        SchemaChanges.ADD_ONLY)))
+            .router(id -> Optional.ofNullable(catalog.get(id)));
+    String columns =
+        column("id", "int64", null, false, null) + "," + column("qty", "int64", null, true, null);
+
+    assertThat(addOnly.route(envelope(columns, "c", null, "{\"id\":1,\"qty\":5000000000}")))
+        .containsExactly(
+            new Routing.Rejected(
+                DeadLetterReason.SCHEMA_CHANGE_REFUSED,
+                "column 'qty' would widen from int to long of events.customers, whose rule"
+                    + " 'customers' has schema-changes: add-only"));
+    // A value the column holds needs no change.
+    assertThat(addOnly.route(envelope(columns, "c", null, "{\"id\":1,\"qty\":5}")))
+        .first()
+        .isInstanceOf(Routing.Routed.class);
+  }
+
   private static final String DECIMAL = "org.apache.kafka.connect.data.Decimal";
 
   private static String decimalParameters(int scale, int precision) {

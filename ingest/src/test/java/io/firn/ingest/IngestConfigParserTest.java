@@ -255,7 +255,7 @@ class IngestConfigParserTest {
     assertError("tables:\n  - match: a\n    primary_key: [id]\n")
         .hasMessage(
             "f.yaml: line 3: unknown key 'tables[0].primary_key' (allowed: match, primary-key,"
-                + " partition-candidates, target-file-size, upsert, timestamp-fields)");
+                + " partition-candidates, target-file-size, upsert, timestamp-fields, schema-changes)");
     assertError("format: json\nformat: debezium\n")
         .hasMessageStartingWith("f.yaml: line 2: not valid YAML: Duplicate field 'format'");
   }
@@ -291,6 +291,10 @@ class IngestConfigParserTest {
             "f.yaml: line 2: tables[0].match: required (a glob on the table name, e.g. order_*)");
     assertError("tables:\n  - {match: a, target-file-size: 1KiB}\n")
         .hasMessage("f.yaml: line 2: tables[0].target-file-size = '1KiB': must be at least 1MiB");
+    assertError("tables:\n  - {match: a, schema-changes: sometimes}\n")
+        .hasMessage(
+            "f.yaml: line 2: tables[0].schema-changes = 'sometimes': must be one of evolve,"
+                + " add-only, freeze");
     assertError("tables:\n  - {match: a, upsert: maybe}\n")
         .hasMessage("f.yaml: line 2: tables[0].upsert = 'maybe': must be true or false");
     assertError("format: debezium\ntables:\n  - {match: a, upsert: false}\n")

@@ -204,4 +204,56 @@ class JsonEventRouterTest {
                     + "9".repeat(39)
                     + " does not fit type decimal(38, 0) (new column of events.big)"));
   }
+
+  @Test
+  void schemaChangesAFrozenOrAddOnlyRuleDoesNotAllowAreRefusedAndChangeNothing() {
+    Schema existing =
+        new Schema(
+            List.of(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "event_type", Types.StringType.get()),
+                Types.NestedField.optional(3, "amount", Types.DoubleType.get())),
+            java.util.Set.of(1));
+    Map<TableIdentifier, Schema> tables = new HashMap<>();
+    tables.put(TableIdentifier.of("events", "frozen"), existing);
+    tables.put(TableIdentifier.of("events", "added"), existing);
+    List<Schema> frozenSchemas = new java.util.ArrayList<>();
+    JsonEventRouter governed =
+        new JsonEventRouter(
+            IngestSettings.defaults("events")
+                .withTables(
+                    List.of(
+                        rule("frozen", SchemaChanges.FREEZE),
+                        rule("added", SchemaChanges.ADD_ONLY))),
+            id -> Optional.ofNullable(tables.get(id)),
+            (table, wanted) -> {
+              if (table.name().equals("frozen")) {
+                frozenSchemas.add(wanted);
+              }
+              return wanted;
+            });
+
+    // Known columns only: written under every rule.
+    assertThat(governed.route("{\"event_type\":\"frozen\",\"id\":1,\"amount\":2.5}"))
+        .first()
+        .isInstanceOf(Routing.Routed.class);
+    assertThat(governed.route("{\"event_type\":\"frozen\",\"id\":2,\"note\":\"x\"}"))
+        .containsExactly(
+            new Routing.Rejected(
+                DeadLetterReason.SCHEMA_CHANGE_REFUSED,
+                "field 'note' would be a new column of events.frozen, whose rule 'frozen' has"
+                    + " schema-changes: freeze"));
+    // add-only takes the new column.
+    Routing added = governed.route("{\"event_type\":\"added\",\"id\":2,\"note\":\"x\"}").get(0);
+    assertThat(added).isInstanceOf(Routing.Routed.class);
+    assertThat(((Routing.Routed) added).schema().findField("note")).isNotNull();
+    assertThat(frozenSchemas)
+        .as("the frozen table was only ever asked for the schema it has")
+        .isNotEmpty()
+        .allSatisfy(schema -> assertThat(schema.sameSchema(existing)).isTrue());
+  }
+
+  private static TableRule rule(String match, SchemaChanges changes) {
+    return new TableRule(match, List.of("id"), List.of(), null, true, List.of(), changes);
+  }
 }
