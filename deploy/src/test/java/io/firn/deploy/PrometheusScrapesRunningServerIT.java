@@ -283,14 +283,15 @@ class PrometheusScrapesRunningServerIT {
     assertThat(failures).isEmpty();
     assertThat(all.size() - pending.size()).as("expressions checked with data").isGreaterThan(40);
     // docs/metrics.md lists no pending server metric at the moment; the ingest expressions (the
-    // ingest dashboard's firn_ingest_* panels, FirnDeadLettersRising, FirnIngestCommitLag) read the
-    // running ingest job.
+    // ingest dashboard's firn_ingest_* panels, FirnDeadLettersRising, FirnIngestSchemaChanged,
+    // FirnIngestCommitLag) read the running ingest job.
     assertThat(pending).isEmpty();
     assertThat(all)
         .filteredOn(e -> e.metrics().stream().anyMatch(m -> m.startsWith("firn_ingest_")))
         .extracting(Expressions.Expression::source)
-        .hasSize(8)
+        .hasSize(9)
         .anySatisfy(p -> assertThat(p).startsWith("alerts.yml FirnDeadLettersRising"))
+        .anySatisfy(p -> assertThat(p).startsWith("alerts.yml FirnIngestSchemaChanged"))
         .anySatisfy(p -> assertThat(p).startsWith("alerts.yml FirnIngestCommitLag"));
   }
 

@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * Which changes of an existing table's schema the job may make for its events, per table rule
- * ({@code schema-changes}, ADR 0008 §7). An event that needs a change its rule does not allow goes
+ * ({@code schema-changes}, ADR 0008 §6). An event that needs a change its rule does not allow goes
  * to the dead-letter table as {@code schema_change_refused}; the table is not changed. Creating a
  * table is no schema change.
  */
