@@ -169,6 +169,26 @@ class DebeziumSchemaIT {
             "{\"id\":4,\"discount\":\"" + unscaled("123.45") + "\"}",
             "coupons");
     events.add(new String[] {"coupons", poison});
+    // Governance (ADR 0008 §6): frozen takes no change after its creation, limited only new
+    // columns.
+    String small =
+        field("id", "int32", null, false, null) + "," + field("n", "int32", null, true, null);
+    String wide =
+        field("id", "int32", null, false, null) + "," + field("n", "int64", null, true, null);
+    String withNote = small + "," + field("note", "string", null, true, null);
+    events.add(new String[] {"frozen", envelope(small, "c", null, "{\"id\":1,\"n\":1}", "frozen")});
+    String frozenNote =
+        envelope(withNote, "c", null, "{\"id\":2,\"n\":2,\"note\":\"x\"}", "frozen");
+    events.add(new String[] {"frozen", frozenNote});
+    events.add(new String[] {"frozen", envelope(wide, "c", null, "{\"id\":3,\"n\":3}", "frozen")});
+    events.add(
+        new String[] {"limited", envelope(small, "c", null, "{\"id\":1,\"n\":1}", "limited")});
+    events.add(
+        new String[] {
+          "limited", envelope(withNote, "c", null, "{\"id\":2,\"n\":2,\"note\":\"x\"}", "limited")
+        });
+    String limitedWide = envelope(wide, "c", null, "{\"id\":3,\"n\":5000000000}", "limited");
+    events.add(new String[] {"limited", limitedWide});
     // A table made before: amount is double and day a string; they stay so.
     events.add(
         new String[] {
@@ -235,9 +255,19 @@ class DebeziumSchemaIT {
                     .extracting(
                         r -> r.getField("id"), r -> r.getField("amount"), r -> r.getField("day"))
                     .containsExactly(tuple(1L, 123.45d, "2025-11-29"));
+                assertThat(IngestJobIT.readAll(catalog.loadTable(id("frozen"))))
+                    .extracting(r -> r.getField("id"), r -> r.getField("n"))
+                    .as("a value that fits int is taken although the source says int64")
+                    .containsExactlyInAnyOrder(tuple(1, 1), tuple(3, 3));
+                assertThat(IngestJobIT.readAll(catalog.loadTable(id("limited"))))
+                    .extracting(r -> r.getField("id"), r -> r.getField("note"))
+                    .containsExactlyInAnyOrder(tuple(1, null), tuple(2, "x"));
                 assertThat(IngestJobIT.readAll(catalog.loadTable(id("dead_letters"))))
                     .extracting(r -> r.getField("reason"), r -> r.getField("payload"))
-                    .containsExactly(tuple("incompatible_type", poison));
+                    .containsExactlyInAnyOrder(
+                        tuple("incompatible_type", poison),
+                        tuple("schema_change_refused", frozenNote),
+                        tuple("schema_change_refused", limitedWide));
               });
 
       Table products = catalog.loadTable(id("products"));
@@ -257,6 +287,16 @@ class DebeziumSchemaIT {
               tuple("blob", Types.BinaryType.get(), false));
       assertThat(products.schema().identifierFieldNames()).containsExactly("id");
       assertThat(catalog.tableExists(id("coupons"))).as("no table for the refused event").isFalse();
+      assertThat(catalog.loadTable(id("frozen")).schema().columns())
+          .extracting(Types.NestedField::name, Types.NestedField::type)
+          .containsExactly(
+              tuple("id", Types.IntegerType.get()), tuple("n", Types.IntegerType.get()));
+      assertThat(catalog.loadTable(id("limited")).schema().columns())
+          .extracting(Types.NestedField::name, Types.NestedField::type)
+          .containsExactly(
+              tuple("id", Types.IntegerType.get()),
+              tuple("n", Types.IntegerType.get()),
+              tuple("note", Types.StringType.get()));
       Table legacy = catalog.loadTable(id("legacy"));
       assertThat(legacy.schema().findType("amount")).isEqualTo(Types.DoubleType.get());
       assertThat(legacy.schema().findType("day")).isEqualTo(Types.StringType.get());
@@ -399,6 +439,9 @@ class DebeziumSchemaIT {
             "catalog:",
             "  uri: 'jdbc:sqlite:" + dir.resolve("catalog.db") + "'",
             "  warehouse: '" + dir.resolve("warehouse") + "'",
+            "tables:",
+            "  - {match: frozen, schema-changes: freeze}",
+            "  - {match: limited, schema-changes: add-only}",
             "checkpoint-interval: 300ms",
             ""),
         "debezium-schema-it.yaml");
