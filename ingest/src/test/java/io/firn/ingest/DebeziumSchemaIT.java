@@ -42,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * real broker, one job, real Iceberg tables read back with Iceberg's generic reader: decimals keep
  * every digit, dates and timestamps are dates and timestamps, integers have their width, NOT NULL
  * columns are required; when the source widens a column (int to bigint, a decimal's precision,
- * float to double) or drops NOT NULL, the table follows; a table made before keeps its types; add-only and freeze rules refuse what they do not allow.
+ * float to double) or drops NOT NULL, the table follows; a table made before keeps its types;
+ * add-only and freeze rules refuse what they do not allow.
  */
 class DebeziumSchemaIT {
   private static final String TOPIC = "shop";
