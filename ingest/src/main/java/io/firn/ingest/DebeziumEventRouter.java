@@ -22,13 +22,14 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *   <li>{@code d} deletes the key of {@code before}.
  * </ul>
  *
- * <p>The table is the fixed table when one is configured, else the routing field of the row image
- * ({@code after}, or {@code before} for a delete) when the image has it, else the envelope's {@code
- * source.table}. A tombstone (a null event or null payload, which Debezium sends after a delete for
- * log compaction) routes nowhere. Columns are inferred from the JSON values like plain JSON events
- * (see {@link TableRows}), unless the envelope carries its {@code schema}: then Debezium's logical
- * types are decoded and new columns get the types the schema declares ({@link
- * DebeziumLogicalTypes}).
+ * <p>The table is the fixed table when one is configured, else the envelope's {@code source.table};
+ * only when a routing field is configured ({@code routing.field}) does that field of the row image
+ * ({@code after}, or {@code before} for a delete) win when the image has it. The name then goes
+ * through {@link TableNames} ({@code routing.lower-case}, {@code routing.rename}). A tombstone (a
+ * null event or null payload, which Debezium sends after a delete for log compaction) routes
+ * nowhere. Columns are inferred from the JSON values like plain JSON events (see {@link
+ * TableRows}), unless the envelope carries its {@code schema}: then Debezium's logical types are
+ * decoded and new columns get the types the schema declares ({@link DebeziumLogicalTypes}).
  */
 public final class DebeziumEventRouter implements EventRouter {
 
@@ -216,7 +217,7 @@ public final class DebeziumEventRouter implements EventRouter {
       return new Target(settings.fixedTable(), null);
     }
     String origin;
-    JsonNode name = image.get(settings.routingField());
+    JsonNode name = settings.routingField() == null ? null : image.get(settings.routingField());
     if (name != null && name.isTextual()) {
       origin = "routing field '" + settings.routingField() + "'";
     } else {
@@ -227,13 +228,16 @@ public final class DebeziumEventRouter implements EventRouter {
             null,
             new Routing.Rejected(
                 DeadLetterReason.MISSING_ROUTING_FIELD,
-                "routing field '"
-                    + settings.routingField()
-                    + "' is not a string in the row image and the event has no source.table"));
+                settings.routingField() == null
+                    ? "the event has no source.table"
+                    : "routing field '"
+                        + settings.routingField()
+                        + "' is not a string in the row image and the event has no"
+                        + " source.table"));
       }
       origin = "source.table";
     }
-    Routing.Rejected badName = rows.checkTableName(name.asText(), origin);
-    return badName != null ? new Target(null, badName) : new Target(name.asText(), null);
+    TableRows.TableName table = rows.tableName(name.asText(), origin);
+    return new Target(table.table(), table.problem());
   }
 }

@@ -55,8 +55,11 @@ import java.util.regex.Pattern;
  *   properties: {}
  * namespace: events
  * routing:
- *   field: event_type           # the field naming the table (default event_type)
+ *   field: event_type           # the field naming the table (json default event_type; debezium:
+ *                               # source.table unless a field is named)
  *   table: all_events           # or: every event into this one table
+ *   lower-case: true            # Customers -> customers, before the renames
+ *   rename: [{match: 'order_\d+', table: orders}]  # first whole-name match wins; $1 for a group
  * tables:                       # first matching rule wins; others: key id, upsert
  *   - match: "order_*"          # glob on the table name: * any characters, ? one
  *     primary-key: [id]
@@ -111,7 +114,9 @@ public final class IngestConfigParser {
           "properties");
   private static final List<String> CATALOG_KEYS =
       List.of("name", "type", "uri", "warehouse", "properties");
-  private static final List<String> ROUTING_KEYS = List.of("field", "table");
+  private static final List<String> ROUTING_KEYS =
+      List.of("field", "table", "lower-case", "rename");
+  private static final List<String> RENAME_KEYS = List.of("match", "table");
   private static final List<String> TABLE_KEYS =
       List.of(
           "match",
@@ -226,15 +231,19 @@ public final class IngestConfigParser {
       CatalogSettings catalog = catalog(root.get("catalog"));
       String namespace = text(root, "namespace", "events");
       JsonNode routing = root.get("routing");
-      String routingField = "event_type";
+      // Change events route by their source table unless a field is named (ADR 0008 §7).
+      String defaultField = format == EventFormat.DEBEZIUM ? null : "event_type";
+      String routingField = defaultField;
       String fixedTable = null;
+      TableNames tableNames = TableNames.AS_IS;
       if (routing != null && !routing.isNull()) {
         object(routing, "routing", ROUTING_KEYS);
         if (routing.has("field") && routing.has("table")) {
           throw error("routing", "routing: set either field or table, not both");
         }
-        routingField = text(routing, "routing.field", "event_type");
+        routingField = text(routing, "routing.field", defaultField);
         fixedTable = text(routing, "routing.table", null);
+        tableNames = tableNames(routing);
       }
       List<TableRule> tables = tables(root.get("tables"), format);
       Duration checkpoint = duration(root, "checkpoint-interval", Duration.ofSeconds(10));
@@ -258,8 +267,46 @@ public final class IngestConfigParser {
       }
       IngestSettings settings =
           new IngestSettings(
-              namespace, routingField, fixedTable, tables, deadLetters, writeParallelism, format);
+              namespace,
+              routingField,
+              fixedTable,
+              tables,
+              deadLetters,
+              writeParallelism,
+              format,
+              tableNames);
       return new IngestConfig(source, catalog, settings, checkpoint, checkpoints(root));
+    }
+
+    /** {@code routing.lower-case} and {@code routing.rename}: a list of {@code {match, table}}. */
+    private TableNames tableNames(JsonNode routing) {
+      boolean lowerCase = bool(routing, "routing.lower-case", false);
+      List<TableNames.Rename> renames = new ArrayList<>();
+      JsonNode list = routing.get("rename");
+      if (list != null && !list.isNull()) {
+        if (!list.isArray()) {
+          throw value("routing.rename", list.toString(), "must be a list of {match, table}");
+        }
+        for (int i = 0; i < list.size(); i++) {
+          String key = "routing.rename[" + i + "]";
+          object(list.get(i), key, RENAME_KEYS);
+          String match = text(list.get(i), key + ".match", null);
+          String table = text(list.get(i), key + ".table", null);
+          if (match == null || table == null) {
+            throw error(
+                key,
+                key
+                    + ": needs match (a regular expression on the whole name) and table (the"
+                    + " name, $1 for a group)");
+          }
+          try {
+            renames.add(new TableNames.Rename(match, table));
+          } catch (java.util.regex.PatternSyntaxException e) {
+            throw value(key + ".match", match, "not a regular expression: " + e.getDescription());
+          }
+        }
+      }
+      return new TableNames(lowerCase, renames);
     }
 
     /** {@code checkpoint-directory}: a local path; {@code checkpoints-retained}: 1 to 100. */

@@ -12,14 +12,17 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * How events are routed and written.
  *
  * @param namespace the Iceberg namespace every routed table and the dead-letter table live in
- * @param routingField the field whose string value names the table (default {@code event_type});
- *     unused when {@code fixedTable} is set
+ * @param routingField the field whose string value names the table (default {@code event_type} for
+ *     JSON); for change events null routes by the envelope's {@code source.table} only, a field
+ *     routes by the row image's field first; unused when {@code fixedTable} is set
  * @param fixedTable the one table every event goes to, or null to route by {@code routingField}
  * @param tables per-table settings, the first matching rule wins; {@link TableRule#DEFAULT} for
  *     tables no rule matches
  * @param deadLetterTable the dead-letter table's name inside {@code namespace}
  * @param writeParallelism writers per table ({@link Integer#MAX_VALUE}: all the sink has)
  * @param format how payloads are read (plain JSON or Debezium-style CDC)
+ * @param tableNames how a routed name (the routing field's value or {@code source.table}) becomes
+ *     the table's name
  */
 public record IngestSettings(
     String namespace,
@@ -28,7 +31,8 @@ public record IngestSettings(
     List<TableRule> tables,
     String deadLetterTable,
     int writeParallelism,
-    EventFormat format)
+    EventFormat format,
+    TableNames tableNames)
     implements Serializable {
 
   private static final long serialVersionUID = 1L;
@@ -36,12 +40,37 @@ public record IngestSettings(
   /** What a routed table name must look like (lower-case identifier, as in SQL). */
   public static final Pattern TABLE_NAME = Pattern.compile("[a-z][a-z0-9_]{0,127}");
 
+  /** Settings whose routed names are the table names as they are. */
+  public IngestSettings(
+      String namespace,
+      String routingField,
+      String fixedTable,
+      List<TableRule> tables,
+      String deadLetterTable,
+      int writeParallelism,
+      EventFormat format) {
+    this(
+        namespace,
+        routingField,
+        fixedTable,
+        tables,
+        deadLetterTable,
+        writeParallelism,
+        format,
+        TableNames.AS_IS);
+  }
+
   public IngestSettings {
     tables = List.copyOf(tables);
+    if (tableNames == null) {
+      tableNames = TableNames.AS_IS;
+    }
     if (namespace == null || namespace.isBlank()) {
       throw new IllegalArgumentException("ingest namespace must be set (e.g. 'events')");
     }
-    if (fixedTable == null && (routingField == null || routingField.isBlank())) {
+    if (fixedTable == null
+        && format != EventFormat.DEBEZIUM
+        && (routingField == null || routingField.isBlank())) {
       throw new IllegalArgumentException("ingest routing field must be set (e.g. 'event_type')");
     }
     if (fixedTable != null
@@ -78,13 +107,53 @@ public record IngestSettings(
   /** These settings with {@code newTables} as the per-table rules. */
   public IngestSettings withTables(List<TableRule> newTables) {
     return new IngestSettings(
-        namespace, routingField, fixedTable, newTables, deadLetterTable, writeParallelism, format);
+        namespace,
+        routingField,
+        fixedTable,
+        newTables,
+        deadLetterTable,
+        writeParallelism,
+        format,
+        tableNames);
   }
 
   /** These settings with another event format. */
   public IngestSettings withFormat(EventFormat newFormat) {
     return new IngestSettings(
-        namespace, routingField, fixedTable, tables, deadLetterTable, writeParallelism, newFormat);
+        namespace,
+        routingField,
+        fixedTable,
+        tables,
+        deadLetterTable,
+        writeParallelism,
+        newFormat,
+        tableNames);
+  }
+
+  /** These settings with another routing field (null: change events by source.table only). */
+  public IngestSettings withRoutingField(String field) {
+    return new IngestSettings(
+        namespace,
+        field,
+        fixedTable,
+        tables,
+        deadLetterTable,
+        writeParallelism,
+        format,
+        tableNames);
+  }
+
+  /** These settings with another mapping of routed names to table names. */
+  public IngestSettings withTableNames(TableNames names) {
+    return new IngestSettings(
+        namespace,
+        routingField,
+        fixedTable,
+        tables,
+        deadLetterTable,
+        writeParallelism,
+        format,
+        names);
   }
 
   /** The settings of the table named {@code table}: the first matching rule, else the default. */

@@ -66,12 +66,12 @@ public final class JsonEventRouter implements EventRouter {
                 + "' is "
                 + (routing == null ? "absent" : routing.getNodeType() + ", not a string"));
       }
-      tableName = routing.asText();
-      Routing.Rejected badName =
-          rows.checkTableName(tableName, "routing field '" + settings.routingField() + "'");
-      if (badName != null) {
-        return badName;
+      TableRows.TableName name =
+          rows.tableName(routing.asText(), "routing field '" + settings.routingField() + "'");
+      if (name.problem() != null) {
+        return name.problem();
       }
+      tableName = name.table();
     }
     Routing.Rejected badKey = rows.checkKey(tableName, event, "");
     if (badKey != null) {

@@ -97,6 +97,34 @@ final class TableRows {
     this.resolver = resolver;
   }
 
+  private final Map<String, String> mappedNames = new HashMap<>();
+
+  /** A routed name's table, or why it cannot be one ({@code problem} not null). */
+  record TableName(String table, Routing.Rejected problem) {}
+
+  /**
+   * The table a routed {@code name} goes to ({@link TableNames}), checked.
+   *
+   * @param origin where the name came from, for the message (e.g. {@code source.table})
+   */
+  TableName tableName(String name, String origin) {
+    String mapped = name;
+    if (!settings.tableNames().asIs()) {
+      mapped = mappedNames.get(name);
+      if (mapped == null) {
+        mapped = settings.tableNames().map(name);
+        if (mappedNames.size() < 10_000) {
+          mappedNames.put(name, mapped);
+        }
+      }
+    }
+    Routing.Rejected problem =
+        checkTableName(
+            mapped,
+            mapped.equals(name) ? origin : origin + " = '" + abbreviate(name) + "' renamed, gives");
+    return new TableName(mapped, problem);
+  }
+
   /**
    * The table name's problem, or null when {@code name} may be a routed table.
    *

@@ -306,6 +306,61 @@ class DebeziumEventRouterTest {
   }
 
   @Test
+  void withoutARoutingFieldChangeEventsRouteBySourceTableOnlyThroughTheNameMapping() {
+    EventRouter bySource =
+        IngestSettings.defaults("events")
+            .withFormat(EventFormat.DEBEZIUM)
+            .withRoutingField(null)
+            .withTableNames(
+                new TableNames(
+                    true,
+                    List.of(
+                        new TableNames.Rename("order_\\d+", "orders"),
+                        new TableNames.Rename("(.*)_v2", "$1"),
+                        new TableNames.Rename("bad_(.*)", "Bad-$1"))))
+            .router(id -> Optional.ofNullable(catalog.get(id)));
+    // A source column named event_type is a column, not a route.
+    Routing.Routed routed =
+        (Routing.Routed)
+            bySource
+                .route(
+                    "{\"op\":\"c\",\"after\":{\"id\":1,\"event_type\":\"vip\"},"
+                        + "\"source\":{\"table\":\"Customers\"}}")
+                .get(0);
+    assertThat(routed.table()).isEqualTo(CUSTOMERS);
+    assertThat(routed.schema().findField("event_type")).isNotNull();
+    assertThat(
+            ((Routing.Routed)
+                    bySource
+                        .route(
+                            "{\"op\":\"c\",\"after\":{\"id\":1},"
+                                + "\"source\":{\"table\":\"ORDER_17\"}}")
+                        .get(0))
+                .table())
+        .isEqualTo(TableIdentifier.of("events", "orders"));
+    assertThat(
+            ((Routing.Routed)
+                    bySource
+                        .route(
+                            "{\"op\":\"c\",\"after\":{\"id\":1},"
+                                + "\"source\":{\"table\":\"users_v2\"}}")
+                        .get(0))
+                .table())
+        .isEqualTo(TableIdentifier.of("events", "users"));
+    assertThat(
+            bySource.route("{\"op\":\"c\",\"after\":{\"id\":1},\"source\":{\"table\":\"bad_x\"}}"))
+        .containsExactly(
+            new Routing.Rejected(
+                DeadLetterReason.INVALID_TABLE_NAME,
+                "source.table = 'bad_x' renamed, gives = 'Bad-x' must match [a-z][a-z0-9_]{0,127}"
+                    + " and not be the dead-letter table"));
+    assertThat(bySource.route("{\"op\":\"c\",\"after\":{\"id\":1,\"event_type\":\"t\"}}"))
+        .containsExactly(
+            new Routing.Rejected(
+                DeadLetterReason.MISSING_ROUTING_FIELD, "the event has no source.table"));
+  }
+
+  @Test
   void routingFieldInTheRowImageWinsOverSourceTable() {
     Routing.Routed routed =
         routed(

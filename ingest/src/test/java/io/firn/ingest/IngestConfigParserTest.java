@@ -403,4 +403,30 @@ class IngestConfigParserTest {
     return assertThatThrownBy(() -> IngestConfigParser.parse(yaml, "f.yaml"))
         .isInstanceOf(InvalidIngestConfigException.class);
   }
+
+  @Test
+  void changeEventsRouteBySourceTableUnlessAFieldIsNamedAndNamesMapAsConfigured() {
+    IngestConfig debezium = IngestConfigParser.parse("format: debezium\n", "f.yaml");
+    assertThat(debezium.settings().routingField()).isNull();
+    assertThat(IngestConfigParser.parse("format: json\n", "f.yaml").settings().routingField())
+        .isEqualTo("event_type");
+    IngestConfig mapped =
+        IngestConfigParser.parse(
+            "format: debezium\nrouting:\n  field: kind\n  lower-case: true\n  rename:\n"
+                + "    - {match: 'order_\\d+', table: orders}\n",
+            "f.yaml");
+    assertThat(mapped.settings().routingField()).isEqualTo("kind");
+    assertThat(mapped.settings().tableNames().map("ORDER_7")).isEqualTo("orders");
+    assertThat(mapped.settings().tableNames().map("Users")).isEqualTo("users");
+
+    assertError("routing:\n  rename:\n    - {match: 'order_(', table: orders}\n")
+        .hasMessageStartingWith(
+            "f.yaml: line 3: routing.rename[0].match = 'order_(': not a regular expression:");
+    assertError("routing:\n  rename:\n    - {match: 'a'}\n")
+        .hasMessage(
+            "f.yaml: line 3: routing.rename[0]: needs match (a regular expression on the whole"
+                + " name) and table (the name, $1 for a group)");
+    assertError("routing:\n  lower-case: maybe\n")
+        .hasMessage("f.yaml: line 2: routing.lower-case = 'maybe': must be true or false");
+  }
 }
