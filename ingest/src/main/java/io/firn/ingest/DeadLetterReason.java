@@ -49,6 +49,11 @@ public enum DeadLetterReason {
    */
   SCHEMA_CHANGE_REFUSED("schema_change_refused"),
   /**
+   * A CDC truncate ({@code op: t}): Firn never empties a table from a stream (ADR 0008 §8). The
+   * operator empties the table when the truncate must reach it.
+   */
+  TRUNCATE_NOT_APPLIED("truncate_not_applied"),
+  /**
    * Handling the event failed in a way no other reason covers (an unexpected exception while
    * reading or converting it, no catalog or storage failure): a defect in Firn, to be reported with
    * the payload. The detail names the exception.

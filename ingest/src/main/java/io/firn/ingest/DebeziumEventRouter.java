@@ -3,8 +3,10 @@ package io.firn.ingest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import org.apache.iceberg.Schema;
@@ -16,6 +18,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * that Kafka Connect's JSON converter writes with schemas enabled.
  *
  * <ul>
+ *   <li>a row flattened by Debezium's {@code ExtractNewRecordState} (no {@code op}; {@code
+ *       __deleted} or {@code __op}) upserts itself, or deletes its key when deleted;
+ *   <li>{@code t} (truncate) is a {@code truncate_not_applied} dead letter (ADR 0008 §8);
  *   <li>{@code c} (create) and {@code r} (snapshot read) upsert {@code after};
  *   <li>{@code u} upserts {@code after}; when {@code before} carries a different key, that key is
  *       deleted first (a primary-key change);
@@ -79,8 +84,9 @@ public final class DebeziumEventRouter implements EventRouter {
               "expected a JSON object, got " + event.getNodeType()));
     }
     DebeziumLogicalTypes.Declared declared = DebeziumLogicalTypes.Declared.NONE;
+    JsonNode schema = null;
     if (!event.has("op") && event.has("payload")) {
-      JsonNode schema = event.get("schema");
+      schema = event.get("schema");
       event = event.get("payload");
       if (event.isNull()) {
         return List.of();
@@ -95,6 +101,9 @@ public final class DebeziumEventRouter implements EventRouter {
       declared = DebeziumLogicalTypes.decode(schema, event);
     }
     JsonNode op = event.get("op");
+    if (op == null && isFlattened(event)) {
+      return flattened((ObjectNode) event, schema);
+    }
     if (op == null || !op.isTextual()) {
       return List.of(
           new Routing.Rejected(
@@ -107,6 +116,7 @@ public final class DebeziumEventRouter implements EventRouter {
       case "c", "r" -> upsert(event, op.asText(), declared);
       case "u" -> update(event, declared);
       case "d" -> delete(event, declared);
+      case "t" -> List.of(truncate(event));
       default ->
           List.of(
               new Routing.Rejected(
@@ -120,11 +130,67 @@ public final class DebeziumEventRouter implements EventRouter {
   }
 
   private static String describe(String op) {
-    return switch (op) {
-      case "t" -> " (truncate)";
-      case "m" -> " (message)";
-      default -> "";
-    };
+    return op.equals("m") ? " (message)" : "";
+  }
+
+  /**
+   * A truncate is not applied (ADR 0008 §8): it becomes a dead letter of its own reason, so that
+   * the operator sees it and empties the table knowingly.
+   */
+  private Routing.Rejected truncate(JsonNode event) {
+    JsonNode table = event.path("source").path("table");
+    return new Routing.Rejected(
+        DeadLetterReason.TRUNCATE_NOT_APPLIED,
+        "CDC op 't' (truncate"
+            + (table.isTextual()
+                ? " of source table '" + TableRows.abbreviate(table.asText()) + "'"
+                : "")
+            + ") is not applied: Firn never empties a table from a stream; the rows written before"
+            + " it stay. Empty the table yourself if the truncate must reach it");
+  }
+
+  /** Prefix of the fields Debezium's {@code ExtractNewRecordState} adds ({@code __deleted}...). */
+  private static final String ADDED = "__";
+
+  /**
+   * Whether {@code event} is a row flattened by Debezium's {@code ExtractNewRecordState}: no {@code
+   * op}, but its {@code __deleted} (delete.handling.mode=rewrite) or {@code __op} (add.fields=op).
+   */
+  private static boolean isFlattened(JsonNode event) {
+    return event.has(ADDED + "deleted") || event.has(ADDED + "op");
+  }
+
+  /**
+   * A flattened row: deleted when {@code __op} is {@code d} or {@code __deleted} is true, else
+   * upserted; the table is the routing field's when configured, else {@code __table} (or {@code
+   * __source_table}); the {@code __} fields are no columns.
+   */
+  private List<Routing> flattened(ObjectNode event, JsonNode schema) {
+    Map<String, DeclaredColumn> declared = DebeziumLogicalTypes.decodeRow(schema, event);
+    String op = event.path(ADDED + "op").asText("");
+    JsonNode deleted = event.get(ADDED + "deleted");
+    boolean delete =
+        op.equals("d")
+            || (deleted != null && (deleted.asText().equals("true") || deleted.asBoolean(false)));
+    JsonNode tableName = event.get(ADDED + "table");
+    if (tableName == null || !tableName.isTextual()) {
+      tableName = event.get(ADDED + "source_table");
+    }
+    ObjectNode image = event.deepCopy();
+    image.remove(
+        image.properties().stream()
+            .map(Map.Entry::getKey)
+            .filter(name -> name.startsWith(ADDED))
+            .toList());
+    ObjectNode source = mapper.createObjectNode();
+    if (tableName != null && tableName.isTextual()) {
+      source.set("table", tableName);
+    }
+    ObjectNode change = mapper.createObjectNode();
+    change.set("source", source);
+    change.set(delete ? "before" : "after", image);
+    DebeziumLogicalTypes.Declared images = new DebeziumLogicalTypes.Declared(declared, declared);
+    return delete ? delete(change, images) : upsert(change, "c", images);
   }
 
   private List<Routing> upsert(JsonNode event, String op, DebeziumLogicalTypes.Declared declared) {

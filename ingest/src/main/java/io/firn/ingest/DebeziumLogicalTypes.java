@@ -76,19 +76,7 @@ final class DebeziumLogicalTypes {
       if (!image.equals("before") && !image.equals("after")) {
         continue;
       }
-      Map<String, DeclaredColumn> declared = new HashMap<>();
-      JsonNode row = payload.get(image);
-      for (JsonNode column : envelopeField.path("fields")) {
-        String name = column.path("field").asText();
-        declared.put(name, declare(column));
-        JsonNode value = row instanceof ObjectNode ? row.get(name) : null;
-        if (value != null && !value.isNull()) {
-          JsonNode decoded = decodeValue(column, value);
-          if (decoded != null) {
-            ((ObjectNode) row).set(name, decoded);
-          }
-        }
-      }
+      Map<String, DeclaredColumn> declared = decodeRow(envelopeField, payload.get(image));
       if (image.equals("before")) {
         before = declared;
       } else {
@@ -96,6 +84,32 @@ final class DebeziumLogicalTypes {
       }
     }
     return new Declared(before, after);
+  }
+
+  /**
+   * Decodes, in place, a row image whose Connect struct schema is {@code struct} (an envelope's
+   * {@code before}/{@code after}, or the whole value of a record flattened by Debezium's {@code
+   * ExtractNewRecordState}).
+   *
+   * @return what the schema declares about each of the row's fields
+   */
+  static Map<String, DeclaredColumn> decodeRow(JsonNode struct, JsonNode row) {
+    if (struct == null || !struct.isObject()) {
+      return DeclaredColumn.NONE;
+    }
+    Map<String, DeclaredColumn> declared = new HashMap<>();
+    for (JsonNode column : struct.path("fields")) {
+      String name = column.path("field").asText();
+      declared.put(name, declare(column));
+      JsonNode value = row instanceof ObjectNode ? row.get(name) : null;
+      if (value != null && !value.isNull()) {
+        JsonNode decoded = decodeValue(column, value);
+        if (decoded != null) {
+          ((ObjectNode) row).set(name, decoded);
+        }
+      }
+    }
+    return declared;
   }
 
   /** What a Connect schema field declares (the table in the class comment). */

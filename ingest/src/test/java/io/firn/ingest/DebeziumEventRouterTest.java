@@ -361,6 +361,53 @@ class DebeziumEventRouterTest {
   }
 
   @Test
+  void rowsFlattenedByExtractNewRecordStateUpsertOrDeleteWithoutTheirAddedFields() {
+    // delete.handling.mode=rewrite, add.fields=op,table; with the schema envelope.
+    String schema =
+        "{\"type\":\"struct\",\"fields\":["
+            + column("id", "int32", null, false, null)
+            + ","
+            + column("price", "bytes", DECIMAL, true, decimalParameters(2, 10))
+            + ","
+            + column("__op", "string", null, true, null)
+            + ","
+            + column("__table", "string", null, true, null)
+            + ","
+            + column("__deleted", "string", null, true, null)
+            + "]}";
+    Routing.Routed upsert =
+        routed(
+            "{\"schema\":"
+                + schema
+                + ",\"payload\":{\"id\":1,\"price\":\"MDk=\",\"__op\":\"c\","
+                + "\"__table\":\"customers\",\"__deleted\":\"false\"}}");
+    assertThat(upsert.table()).isEqualTo(CUSTOMERS);
+    assertThat(upsert.delete()).isFalse();
+    assertThat(upsert.schema().columns())
+        .extracting(Types.NestedField::name, Types.NestedField::type)
+        .containsExactly(
+            tuple("id", Types.IntegerType.get()), tuple("price", Types.DecimalType.of(10, 2)));
+    assertThat(upsert.row().getDecimal(1, 10, 2).toBigDecimal())
+        .isEqualTo(new BigDecimal("123.45"));
+
+    // Without the envelope, a rewrite-mode delete: every field of the old row and __deleted.
+    Routing.Routed delete =
+        routed("{\"id\":1,\"price\":\"MDk=\",\"__table\":\"customers\",\"__deleted\":\"true\"}");
+    assertThat(delete.table()).isEqualTo(CUSTOMERS);
+    assertThat(delete.delete()).isTrue();
+    assertThat(delete.row().getRowKind()).isEqualTo(RowKind.DELETE);
+    assertThat(delete.row().getInt(0)).isEqualTo(1);
+    assertThat(routed("{\"id\":2,\"__op\":\"d\",\"__table\":\"customers\"}").delete()).isTrue();
+
+    assertThat(rejected("{\"id\":1,\"__deleted\":\"false\"}"))
+        .isEqualTo(
+            new Routing.Rejected(
+                DeadLetterReason.MISSING_ROUTING_FIELD,
+                "routing field 'event_type' is not a string in the row image and the event has no"
+                    + " source.table"));
+  }
+
+  @Test
   void routingFieldInTheRowImageWinsOverSourceTable() {
     Routing.Routed routed =
         routed(
@@ -453,8 +500,10 @@ class DebeziumEventRouterTest {
     assertThat(rejected("{\"op\":\"t\"" + source))
         .isEqualTo(
             new Routing.Rejected(
-                DeadLetterReason.UNKNOWN_OPERATION,
-                "CDC op 't' (truncate) is not supported; expected one of c, r, u, d"));
+                DeadLetterReason.TRUNCATE_NOT_APPLIED,
+                "CDC op 't' (truncate of source table 'customers') is not applied: Firn never"
+                    + " empties a table from a stream; the rows written before it stay. Empty the"
+                    + " table yourself if the truncate must reach it"));
     assertThat(rejected("{\"after\":{\"id\":1}" + source))
         .isEqualTo(
             new Routing.Rejected(

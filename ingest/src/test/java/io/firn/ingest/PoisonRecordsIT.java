@@ -171,8 +171,8 @@ class PoisonRecordsIT {
         "key field 'id' of 'before' = 1.5",
         change("orders", "d", "{\"id\":1.5}", null));
     live.poison(
-        "unknown_operation",
-        "CDC op 't' (truncate) is not supported",
+        "truncate_not_applied",
+        "CDC op 't' (truncate of source table 'orders') is not applied",
         "orders",
         "{\"op\":\"t\",\"source\":{\"table\":\"orders\"}}");
     live.poison("unparseable_json", "not JSON", "orders", "{\"op\":\"c\",\"after\":");
