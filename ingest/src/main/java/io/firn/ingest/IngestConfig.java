@@ -13,13 +13,29 @@ import java.util.Map;
  * @param settings routing, format, per-table rules, dead-letter table
  * @param checkpointInterval how often the job checkpoints, and so commits to Iceberg
  * @param checkpoints where a local run ({@code bin/firn ingest}) keeps its checkpoints
+ * @param metricsPort where a local run serves its metrics on 127.0.0.1 ({@link
+ *     LocalMetricsReporter}); 0 serves none
  */
 public record IngestConfig(
     Source source,
     CatalogSettings catalog,
     IngestSettings settings,
     Duration checkpointInterval,
-    Checkpoints checkpoints) {
+    Checkpoints checkpoints,
+    int metricsPort) {
+
+  /** The port a local run serves its metrics on unless configured. */
+  public static final int DEFAULT_METRICS_PORT = 9250;
+
+  /** A configuration whose local run serves its metrics on the default port. */
+  public IngestConfig(
+      Source source,
+      CatalogSettings catalog,
+      IngestSettings settings,
+      Duration checkpointInterval,
+      Checkpoints checkpoints) {
+    this(source, catalog, settings, checkpointInterval, checkpoints, DEFAULT_METRICS_PORT);
+  }
 
   /**
    * The checkpoints of a local run (ADR 0019): a run on a cluster keeps them where the cluster's

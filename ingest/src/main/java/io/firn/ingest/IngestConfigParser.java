@@ -73,6 +73,7 @@ import java.util.regex.Pattern;
  * checkpoints-retained: 3       # local runs: completed checkpoints kept per run (1-100)
  * dead-letter-table: dead_letters
  * write-parallelism: 2
+ * metrics-port: 9250            # local runs: firn_ingest_* on http://127.0.0.1:9250/metrics (0: off)
  * </pre>
  *
  * <p>Messages read {@code FILE: KEY = 'VALUE': RULE} or {@code FILE: unknown key 'KEY' (allowed:
@@ -97,7 +98,8 @@ public final class IngestConfigParser {
           "checkpoint-directory",
           "checkpoints-retained",
           "dead-letter-table",
-          "write-parallelism");
+          "write-parallelism",
+          "metrics-port");
   private static final List<String> GENERATOR_KEYS =
       List.of(
           "type", "profile", "events", "rate", "v2-after", "new-type-after", "seed", "bad-every");
@@ -275,7 +277,10 @@ public final class IngestConfigParser {
               writeParallelism,
               format,
               tableNames);
-      return new IngestConfig(source, catalog, settings, checkpoint, checkpoints(root));
+      int metricsPort =
+          (int) integer(root, "metrics-port", IngestConfig.DEFAULT_METRICS_PORT, 0, 65_535);
+      return new IngestConfig(
+          source, catalog, settings, checkpoint, checkpoints(root), metricsPort);
     }
 
     /** {@code routing.lower-case} and {@code routing.rename}: a list of {@code {match, table}}. */

@@ -193,6 +193,9 @@ public final class IngestJob {
     Configuration local = new Configuration();
     Optional<LocalCheckpoints.Checkpoint> resumed =
         LocalCheckpoints.prepare(config.checkpoints(), local);
+    if (config.metricsPort() > 0) {
+      LocalMetricsReporter.configure(local, config.metricsPort());
+    }
     env = StreamExecutionEnvironment.createLocalEnvironment(local);
     build(env, config);
     try {

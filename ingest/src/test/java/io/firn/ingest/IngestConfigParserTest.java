@@ -247,7 +247,7 @@ class IngestConfigParserTest {
         .hasMessage(
             "f.yaml: line 1: unknown key 'sourc' (allowed: source, format, catalog, namespace, routing,"
                 + " tables, checkpoint-interval, checkpoint-directory, checkpoints-retained,"
-                + " dead-letter-table, write-parallelism)");
+                + " dead-letter-table, write-parallelism, metrics-port)");
     assertError("source: {type: generator, topics: [a]}\n")
         .hasMessage(
             "f.yaml: line 1: unknown key 'source.topics' for a generator source (allowed: type, profile,"
