@@ -110,6 +110,7 @@ public final class IngestConfigParser {
           "type",
           "bootstrap-servers",
           "topics",
+          "topic-pattern",
           "group-id",
           "starting-offsets",
           "parallelism",
@@ -374,9 +375,24 @@ public final class IngestConfigParser {
                 "source.bootstrap-servers: required for a kafka source (host:port)");
           }
           List<String> topics = names(node.get("topics"), "source.topics");
-          if (topics.isEmpty()) {
+          String topicPattern = text(node, "source.topic-pattern", null);
+          if (topics.isEmpty() == (topicPattern == null)) {
             throw error(
-                "source.topics", "source.topics: required for a kafka source (a topic or a list)");
+                topicPattern == null ? "source.topics" : "source.topic-pattern",
+                topicPattern == null
+                    ? "source.topics: required for a kafka source (a topic or a list), or"
+                        + " source.topic-pattern"
+                    : "source: set either topics or topic-pattern, not both");
+          }
+          if (topicPattern != null) {
+            try {
+              java.util.regex.Pattern.compile(topicPattern);
+            } catch (java.util.regex.PatternSyntaxException e) {
+              throw value(
+                  "source.topic-pattern",
+                  topicPattern,
+                  "not a regular expression: " + e.getDescription());
+            }
           }
           return new IngestConfig.KafkaSource(
               new KafkaSettings(
@@ -385,7 +401,8 @@ public final class IngestConfigParser {
                   text(node, "source.group-id", "firn-ingest"),
                   startingOffsets(node.get("starting-offsets")),
                   properties(node.get("properties"), "source.properties"),
-                  (int) integer(node, "source.parallelism", 1, 1, 1024)));
+                  (int) integer(node, "source.parallelism", 1, 1, 1024),
+                  topicPattern));
         }
         default -> throw value("source.type", type, "must be one of generator, kafka");
       }

@@ -106,7 +106,6 @@ public final class IngestJob {
     KafkaSourceBuilder<IngestEvent> builder =
         KafkaSource.<IngestEvent>builder()
             .setBootstrapServers(kafka.bootstrapServers())
-            .setTopics(kafka.topics())
             .setGroupId(kafka.groupId())
             .setDeserializer(new KafkaEvents())
             .setStartingOffsets(
@@ -116,6 +115,11 @@ public final class IngestJob {
                   case COMMITTED ->
                       OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
                 });
+    if (kafka.topicPattern() != null) {
+      builder.setTopicPattern(java.util.regex.Pattern.compile(kafka.topicPattern()));
+    } else {
+      builder.setTopics(kafka.topics());
+    }
     kafka.properties().forEach(builder::setProperty);
     return env.fromSource(builder.build(), WatermarkStrategy.noWatermarks(), "firn-kafka")
         .setParallelism(kafka.parallelism())

@@ -307,6 +307,77 @@ class DebeziumSchemaIT {
     }
   }
 
+  @Test
+  void aTopicPatternReadsEveryTablesTopicAlsoOnesCreatedWhileTheJobRuns() throws Exception {
+    // Debezium writes one topic per table: <server>.<database>.<table>.
+    KafkaBroker kafka = KAFKA.broker();
+    kafka.createTopic("pg.shop.customers", 1);
+    kafka.createTopic("pg.shop.orders", 1);
+    kafka.createTopic("pg.other.ignored", 1);
+    IngestConfig config =
+        IngestConfigParser.parse(
+            String.join(
+                "\n",
+                "source:",
+                "  type: kafka",
+                "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
+                "  topic-pattern: 'pg\\.shop\\..*'",
+                "  group-id: firn-topic-pattern-it",
+                "  starting-offsets: earliest",
+                "  properties: {partition.discovery.interval.ms: '1000'}",
+                "format: debezium",
+                "catalog:",
+                "  uri: 'jdbc:sqlite:" + dir.resolve("catalog.db") + "'",
+                "  warehouse: '" + dir.resolve("warehouse") + "'",
+                "checkpoint-interval: 300ms",
+                ""),
+            "topic-pattern-it.yaml");
+    Catalog catalog = IngestJob.catalogLoader(config.catalog()).loadCatalog();
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(1);
+    IngestJob.build(env, config);
+    String id = field("id", "int64", null, false, null);
+    try (KafkaProducer<String, String> producer = kafka.producer()) {
+      for (String table : List.of("customers", "orders", "ignored")) {
+        String topic = table.equals("ignored") ? "pg.other.ignored" : "pg.shop." + table;
+        producer
+            .send(new ProducerRecord<>(topic, "1", envelope(id, "c", null, "{\"id\":1}", table)))
+            .get();
+      }
+      JobClient job = env.executeAsync("topic-pattern-it");
+      try {
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(500))
+            .ignoreExceptions()
+            .untilAsserted(
+                () -> {
+                  assertThat(IngestJobIT.readAll(catalog.loadTable(id("customers")))).hasSize(1);
+                  assertThat(IngestJobIT.readAll(catalog.loadTable(id("orders")))).hasSize(1);
+                });
+        // A table created at the source while the job runs: its new topic is found.
+        kafka.createTopic("pg.shop.items", 1);
+        producer
+            .send(
+                new ProducerRecord<>(
+                    "pg.shop.items", "7", envelope(id, "c", null, "{\"id\":7}", "items")))
+            .get();
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(500))
+            .ignoreExceptions()
+            .untilAsserted(
+                () ->
+                    assertThat(IngestJobIT.readAll(catalog.loadTable(id("items"))))
+                        .extracting(r -> r.getField("id"))
+                        .containsExactly(7L));
+        assertThat(catalog.tableExists(id("ignored"))).as("a topic outside the pattern").isFalse();
+      } finally {
+        job.cancel().get();
+      }
+    }
+  }
+
   /** A row of products as Iceberg's generic reader returns it (binary as a ByteBuffer). */
   private record Row(
       int id,

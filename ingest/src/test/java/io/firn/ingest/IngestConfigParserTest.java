@@ -271,7 +271,23 @@ class IngestConfigParserTest {
             "f.yaml: line 1: source.bootstrap-servers: required for a kafka source (host:port)");
     assertError("source: {type: kafka, bootstrap-servers: 'b:9092'}\n")
         .hasMessage(
-            "f.yaml: line 1: source.topics: required for a kafka source (a topic or a list)");
+            "f.yaml: line 1: source.topics: required for a kafka source (a topic or a list), or"
+                + " source.topic-pattern");
+    assertError("source: {type: kafka, bootstrap-servers: 'b:9092', topics: a, topic-pattern: b}\n")
+        .hasMessage("f.yaml: line 1: source: set either topics or topic-pattern, not both");
+    assertError("source: {type: kafka, bootstrap-servers: 'b:9092', topic-pattern: 'shop\\.('}\n")
+        .hasMessageStartingWith(
+            "f.yaml: line 1: source.topic-pattern = 'shop\\.(': not a regular expression:");
+    assertThat(
+            ((IngestConfig.KafkaSource)
+                    IngestConfigParser.parse(
+                            "source: {type: kafka, bootstrap-servers: 'b:9092',"
+                                + " topic-pattern: 'shop\\..*'}\n",
+                            "f.yaml")
+                        .source())
+                .kafka()
+                .topicPattern())
+        .isEqualTo("shop\\..*");
     assertError(
             "source: {type: kafka, bootstrap-servers: 'b:9092', topics: t, starting-offsets: newest}\n")
         .hasMessage(
