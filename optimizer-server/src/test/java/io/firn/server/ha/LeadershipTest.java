@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dropwizard.lifecycle.Managed;
-import io.firn.server.StateStore;
-import io.firn.server.StateStoreException;
 import io.firn.server.TableRuntime;
+import io.firn.server.store.StateStore;
+import io.firn.server.store.StateStoreException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.Statement;

@@ -2,7 +2,6 @@ package io.firn.server.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.firn.server.StateStore;
 import io.firn.server.it.PostgresDatabase;
 import java.io.IOException;
 import java.nio.file.Files;

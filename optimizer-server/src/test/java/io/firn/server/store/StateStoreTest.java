@@ -1,7 +1,8 @@
-package io.firn.server;
+package io.firn.server.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.server.TableRuntime;
 import io.firn.server.optimizing.ProcessRecord;
 import io.firn.server.optimizing.TableStateRecord;
 import io.firn.server.optimizing.TaskRecord;

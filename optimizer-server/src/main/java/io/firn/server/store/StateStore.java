@@ -1,7 +1,9 @@
-package io.firn.server;
+package io.firn.server.store;
 
 import com.codahale.metrics.MetricRegistry;
 import io.dropwizard.db.ManagedDataSource;
+import io.firn.server.StateStoreConfiguration;
+import io.firn.server.TableRuntime;
 import io.firn.server.optimizing.ProcessRecord;
 import io.firn.server.optimizing.TableStateRecord;
 import io.firn.server.optimizing.TaskRecord;

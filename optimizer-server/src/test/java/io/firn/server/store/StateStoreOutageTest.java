@@ -1,4 +1,4 @@
-package io.firn.server;
+package io.firn.server.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,6 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.health.HealthCheck;
+import io.firn.server.StateStoreConfiguration;
+import io.firn.server.StateStoreHealthCheck;
+import io.firn.server.TableRuntime;
 import io.firn.server.optimizing.ProcessRecord;
 import io.firn.server.optimizing.TableStateRecord;
 import io.firn.server.optimizing.TaskRecord;
