@@ -88,7 +88,7 @@ final class ProcessRows {
         insert.setString(i++, p.table());
         insert.setString(i++, p.type());
         insert.setString(i++, p.trigger());
-        insert.setString(i++, p.status());
+        insert.setString(i++, label(p.status()));
         insert.setLong(i++, p.snapshotId());
         insert.setInt(i++, p.partitions());
         insert.setInt(i++, p.tasks());
@@ -187,7 +187,8 @@ final class ProcessRows {
         rs.getString(4),
         rs.getString(5),
         rs.getString(6),
-        rs.getString(7),
+        Jdbc.status(
+            ProcessStatus.class, rs.getString(7), TABLE, "(process_id " + id + ")", "status"),
         rs.getLong(8),
         rs.getInt(9),
         rs.getInt(10),

@@ -8,6 +8,7 @@ import static io.firn.server.store.Jdbc.truncate;
 
 import io.firn.server.TableRuntime;
 import io.firn.server.optimizing.TableStateRecord;
+import io.firn.server.optimizing.TableStatus;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -188,7 +189,7 @@ final class TableRuntimeRows {
                 + WHERE_KEY)) {
       update.setBoolean(1, state.needsPlan());
       update.setString(2, truncate(state.reason()));
-      update.setString(3, state.status());
+      update.setString(3, Jdbc.label(state.status()));
       update.setLong(4, state.since().toEpochMilli());
       update.setBoolean(5, state.paused());
       update.setString(6, state.parkedReason() == null ? null : truncate(state.parkedReason()));
@@ -232,7 +233,7 @@ final class TableRuntimeRows {
                 r.needsPlan(),
                 r.reason(),
                 r.evaluatedAt(),
-                rs.getString(12),
+                Jdbc.status(TableStatus.class, rs.getString(12), TABLE, r.qualifiedName(), "state"),
                 Instant.ofEpochMilli(rs.getLong(13)),
                 rs.getBoolean(14),
                 rs.getString(15),

@@ -55,7 +55,7 @@ final class TaskRows {
         insert.setString(i++, t.processId());
         insert.setInt(i++, t.taskNumber());
         insert.setString(i++, truncate(t.partition()));
-        insert.setString(i++, t.status());
+        insert.setString(i++, label(t.status()));
         insert.setInt(i++, t.attempts());
         insert.setString(i++, t.attemptId());
         insert.setString(i++, t.workerId());
@@ -109,12 +109,13 @@ final class TaskRows {
       try (ResultSet rs = query.executeQuery()) {
         while (rs.next()) {
           int number = rs.getInt(2);
+          String row = "(process_id " + rs.getString(1) + ", task_number " + number + ")";
           all.add(
               new TaskRecord(
                   rs.getString(1),
                   number,
                   rs.getString(3),
-                  rs.getString(4),
+                  Jdbc.status(TaskStatus.class, rs.getString(4), TABLE, row, "status"),
                   rs.getInt(5),
                   rs.getString(6),
                   rs.getString(7),

@@ -7,8 +7,11 @@ import io.dropwizard.core.setup.Bootstrap;
 import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
 import io.firn.server.optimizing.ProcessRecord;
+import io.firn.server.optimizing.ProcessStatus;
 import io.firn.server.optimizing.TableStateRecord;
+import io.firn.server.optimizing.TableStatus;
 import io.firn.server.optimizing.TaskRecord;
+import io.firn.server.optimizing.TaskStatus;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -37,7 +40,7 @@ class RecordsJsonTest {
             "events",
             "minor",
             "manual",
-            "partial",
+            ProcessStatus.PARTIAL,
             42L,
             2,
             2,
@@ -55,7 +58,7 @@ class RecordsJsonTest {
             "p1",
             0,
             "day=2026-12-01",
-            "committed",
+            TaskStatus.COMMITTED,
             1,
             "p1-t0-a1",
             "w-1",
@@ -73,7 +76,7 @@ class RecordsJsonTest {
             "p1",
             1,
             "day=2026-12-02",
-            "pending",
+            TaskStatus.PENDING,
             0,
             null,
             null,
@@ -122,7 +125,7 @@ class RecordsJsonTest {
             true,
             "2 of 4 partition(s) due",
             T0,
-            "parked",
+            TableStatus.PARKED,
             T0.plusSeconds(5),
             false,
             "3 failures",

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.firn.server.TableRuntime;
 import io.firn.server.optimizing.ProcessRecord;
+import io.firn.server.optimizing.ProcessStatus;
 import io.firn.server.optimizing.TableStateRecord;
+import io.firn.server.optimizing.TableStatus;
 import io.firn.server.optimizing.TaskRecord;
+import io.firn.server.optimizing.TaskStatus;
 import io.firn.server.optimizing.WorkerRecord;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -109,7 +112,7 @@ class StateStoreTest {
               true,
               "due",
               updated.evaluatedAt(),
-              "parked",
+              TableStatus.PARKED,
               t0,
               true,
               "3 failures",
@@ -130,7 +133,7 @@ class StateStoreTest {
               "events",
               "minor",
               "auto",
-              "running",
+              ProcessStatus.RUNNING,
               43L,
               2,
               3,
@@ -149,7 +152,7 @@ class StateStoreTest {
               "p1",
               0,
               "id_bucket=1",
-              "leased",
+              TaskStatus.LEASED,
               1,
               "p1-t0-a1",
               "w-1",
@@ -167,7 +170,7 @@ class StateStoreTest {
               "p1",
               1,
               "id_bucket=2",
-              "committed",
+              TaskStatus.COMMITTED,
               1,
               "p1-t1-a1",
               "w-1",
@@ -188,10 +191,10 @@ class StateStoreTest {
       assertThat(store.failRunningProcesses("server restarted", t0.plusSeconds(60))).isEqualTo(1);
       assertThat(store.process("p1"))
           .extracting(ProcessRecord::status, ProcessRecord::message, ProcessRecord::finishedAt)
-          .containsExactly("failed", "server restarted", t0.plusSeconds(60));
+          .containsExactly(ProcessStatus.FAILED, "server restarted", t0.plusSeconds(60));
       assertThat(store.tasks("p1"))
           .extracting(TaskRecord::status)
-          .containsExactly("cancelled", "committed");
+          .containsExactly(TaskStatus.CANCELLED, TaskStatus.COMMITTED);
       WorkerRecord worker =
           new WorkerRecord("w-1", "local@h", "default", 2, "local", "dev", t0, t0, 0);
       store.saveWorker(worker);
