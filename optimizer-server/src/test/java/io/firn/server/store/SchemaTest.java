@@ -2,7 +2,6 @@ package io.firn.server.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.firn.server.it.PostgresDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,9 +9,10 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.UUID;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.FieldSource;
 
 /**
  * The schema the migrations make, on H2 and on the machine's PostgreSQL (127.0.0.1:5432, trust
@@ -26,16 +26,13 @@ import org.junit.jupiter.api.Test;
 class SchemaTest {
   private static final String PIN = System.getProperty("firn.test.pinSchema");
 
-  @Test
-  void anH2DatabaseHasThePinnedSchema() throws Exception {
-    String url = "jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-    assertPinned(migrated(url, null), "schema-h2.txt");
-  }
+  @TempDir Path dir;
 
-  @Test
-  void aPostgresDatabaseHasThePinnedSchema() throws Exception {
-    try (PostgresDatabase database = new PostgresDatabase("firn_schema")) {
-      assertPinned(migrated(database.url(), PostgresDatabase.USER), "schema-postgresql.txt");
+  @ParameterizedTest
+  @FieldSource("io.firn.server.store.TestDatabase#KINDS")
+  void aFreshDatabaseHasThePinnedSchema(String kind) throws Exception {
+    try (TestDatabase database = TestDatabase.create(kind, dir)) {
+      assertPinned(migrated(database.url, database.user), "schema-" + kind + ".txt");
     }
   }
 

@@ -11,45 +11,24 @@ import io.firn.server.optimizing.TaskRecord;
 import io.firn.server.optimizing.TaskStatus;
 import io.firn.server.optimizing.WorkerRecord;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.FieldSource;
 
 /**
  * The state store on both databases it supports: an embedded H2 file and the real PostgreSQL on
  * 127.0.0.1:5432 (trust auth), in a database this test creates and drops.
  */
 class StateStoreTest {
-  private static final String POSTGRES = "jdbc:postgresql://127.0.0.1:5432/";
-  private static final String USER = System.getProperty("firn.test.pg.user", "postgres");
-
   @TempDir Path dir;
 
-  @Test
-  void migratesAndKeepsTableRuntimesInAnH2File() {
-    String url = "jdbc:h2:file:" + dir.resolve("state/firn");
-    roundTrip(url, null);
-  }
-
-  @Test
-  void migratesAndKeepsTableRuntimesInPostgres() throws Exception {
-    String database = "firn_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    try (Connection c = DriverManager.getConnection(POSTGRES + "postgres?user=" + USER);
-        Statement s = c.createStatement()) {
-      s.execute("CREATE DATABASE " + database);
-    }
-    try {
-      roundTrip(POSTGRES + database, USER);
-    } finally {
-      try (Connection c = DriverManager.getConnection(POSTGRES + "postgres?user=" + USER);
-          Statement s = c.createStatement()) {
-        s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
-      }
+  @ParameterizedTest
+  @FieldSource("io.firn.server.store.TestDatabase#KINDS")
+  void migratesAndKeepsItsRows(String kind) {
+    try (TestDatabase database = TestDatabase.create(kind, dir)) {
+      roundTrip(database.url, database.user);
     }
   }
 
