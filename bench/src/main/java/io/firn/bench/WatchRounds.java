@@ -5,7 +5,7 @@ import io.firn.core.catalog.Catalogs;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.table.TableEvaluator;
 import io.firn.server.ServerCatalogs;
-import io.firn.server.StateStore;
+import io.firn.server.store.StateStore;
 import io.firn.server.TablePatterns;
 import io.firn.server.TableWatcher;
 import io.micrometer.core.instrument.Counter;

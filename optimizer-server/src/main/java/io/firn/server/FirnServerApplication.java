@@ -32,6 +32,7 @@ import io.firn.server.policy.PolicyRegistry;
 import io.firn.server.policy.PolicyWatcher;
 import io.firn.server.policy.WindowCalendar;
 import io.firn.server.policy.WindowScheduler;
+import io.firn.server.store.StateStore;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;

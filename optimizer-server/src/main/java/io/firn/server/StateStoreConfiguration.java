@@ -91,7 +91,7 @@ public class StateStoreConfiguration {
    * connection the database closed (restart, {@code pg_terminate_backend}) is replaced instead of
    * failing a write.
    */
-  DataSourceFactory dataSourceFactory() {
+  public DataSourceFactory dataSourceFactory() {
     DataSourceFactory factory = new DataSourceFactory();
     factory.setUrl(url);
     factory.setDriverClass(driverClass(url));

@@ -1,6 +1,7 @@
 package io.firn.server;
 
 import com.codahale.metrics.health.HealthCheck;
+import io.firn.server.store.StateStore;
 import java.time.Duration;
 import java.time.Instant;
 

@@ -4,6 +4,7 @@ import io.dropwizard.lifecycle.Managed;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.table.TableEvaluator;
+import io.firn.server.store.StateStore;
 import io.firn.worker.commit.Committer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;

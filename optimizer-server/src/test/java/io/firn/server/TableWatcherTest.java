@@ -3,6 +3,7 @@ package io.firn.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.firn.core.catalog.CatalogSettings;
+import io.firn.server.store.StateStore;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -3,9 +3,10 @@ package io.firn.server.api;
 import io.dropwizard.jersey.errors.ErrorMessage;
 import io.firn.core.protocol.ProtocolException;
 import io.firn.core.protocol.UnknownWorkerException;
-import io.firn.server.StateStoreException;
 import io.firn.server.optimizing.UnknownTableException;
 import io.firn.server.optimizing.WorkerRefusedException;
+import io.firn.server.store.StateStoreException;
+import io.firn.server.store.UnknownStoredValueException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
@@ -28,7 +29,8 @@ public final class ErrorMappers {
         new IllegalState(),
         new IllegalArgument(),
         new BadParameter(),
-        new StateStoreUnavailable());
+        new StateStoreUnavailable(),
+        new UnknownStoredValue());
   }
 
   static Response json(int status, String message) {
@@ -114,6 +116,22 @@ public final class ErrorMappers {
           503,
           "the state store does not answer; the process history is back when it does (the"
               + " server's log and its state-store health check say more)");
+    }
+  }
+
+  /**
+   * 500: a stored row holds a value this version does not know (a newer version's status, or an
+   * edited row); the message names the row and the value, and the database answers, so the 503 of
+   * {@link StateStoreUnavailable} would mislead.
+   */
+  public static final class UnknownStoredValue
+      implements ExceptionMapper<UnknownStoredValueException> {
+    private static final Logger LOG = LoggerFactory.getLogger(UnknownStoredValue.class);
+
+    @Override
+    public Response toResponse(UnknownStoredValueException e) {
+      LOG.error("answering 500: {}", e.getMessage());
+      return json(500, e.getMessage());
     }
   }
 }

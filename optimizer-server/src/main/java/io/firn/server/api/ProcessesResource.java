@@ -1,8 +1,8 @@
 package io.firn.server.api;
 
-import io.firn.server.StateStore;
 import io.firn.server.optimizing.ProcessRecord;
 import io.firn.server.optimizing.TaskRecord;
+import io.firn.server.store.StateStore;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;

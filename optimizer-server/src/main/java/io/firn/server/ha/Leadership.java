@@ -1,7 +1,7 @@
 package io.firn.server.ha;
 
 import io.dropwizard.lifecycle.Managed;
-import io.firn.server.WriteFence;
+import io.firn.server.store.WriteFence;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetAddress;

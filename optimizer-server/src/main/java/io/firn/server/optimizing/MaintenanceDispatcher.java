@@ -95,13 +95,13 @@ final class MaintenanceDispatcher {
     MaintenanceRunner.Outcome outcome =
         state.mayCommit.getAsBoolean()
             ? runner.run(operation, table.catalog, table.namespace, table.table, others, started)
-            : new MaintenanceRunner.Outcome("failed", OptimizingState.NOT_LEADER, null);
+            : new MaintenanceRunner.Outcome(ProcessStatus.FAILED, OptimizingState.NOT_LEADER, null);
     state.lock.lock();
     try {
       state.maintenanceRunning--;
       table.maintenanceRunning = null;
       table.lastMaintenance.put(operation, started);
-      if (outcome.status().equals("failed") || changedSomething(outcome.report())) {
+      if (outcome.status() == ProcessStatus.FAILED || changedSomething(outcome.report())) {
         state.store.saveProcess(
             new ProcessRecord(
                 "m-" + UUID.randomUUID(),

@@ -57,7 +57,7 @@ final class MaintenanceRunner {
    * @param message one line for the process history
    * @param report the operation's own report, or null when it threw
    */
-  record Outcome(String status, String message, Object report) {}
+  record Outcome(ProcessStatus status, String message, Object report) {}
 
   private final ServerCatalogs catalogs;
   private final MaintenanceSettings settings;
@@ -68,7 +68,7 @@ final class MaintenanceRunner {
     this.settings = settings;
     this.registry = registry;
     for (Operation operation : Operation.values()) {
-      for (String result : List.of("succeeded", "failed")) {
+      for (ProcessStatus result : List.of(ProcessStatus.SUCCEEDED, ProcessStatus.FAILED)) {
         runs(operation, result);
       }
       filesDeleted(operation);
@@ -159,14 +159,15 @@ final class MaintenanceRunner {
             case DANGLING_DELETES -> dangling(table);
           };
     } catch (SharedTableLocationException e) {
-      outcome = new Outcome("failed", e.getMessage(), null);
+      outcome = new Outcome(ProcessStatus.FAILED, e.getMessage(), null);
     } catch (RuntimeException e) {
       LOG.warn("{}: {} failed", qualified, operation.label, e);
-      outcome = new Outcome("failed", operation.label + " failed: " + e, null);
+      outcome = new Outcome(ProcessStatus.FAILED, operation.label + " failed: " + e, null);
     }
     runs(operation, outcome.status()).increment();
     duration(operation).record(Duration.ofNanos(System.nanoTime() - started));
-    LOG.info("{}: {} {}: {}", qualified, operation.label, outcome.status(), outcome.message());
+    LOG.info(
+        "{}: {} {}: {}", qualified, operation.label, outcome.status().label(), outcome.message());
     return outcome;
   }
 
@@ -176,7 +177,7 @@ final class MaintenanceRunner {
     filesDeleted(Operation.EXPIRE_SNAPSHOTS).increment(report.filesDeleted());
     expired().increment(report.expiredCount());
     return new Outcome(
-        "succeeded",
+        ProcessStatus.SUCCEEDED,
         String.format(
             Locale.ROOT,
             "%s%d of %d snapshot(s) expired, %d file(s) deleted, %d kept for a reason",
@@ -194,7 +195,7 @@ final class MaintenanceRunner {
             .clean(table, settings.orphans(), otherTables, now);
     filesDeleted(Operation.ORPHAN_FILES).increment(report.deletedCount());
     return new Outcome(
-        report.failedDeletes().isEmpty() ? "succeeded" : "failed",
+        report.failedDeletes().isEmpty() ? ProcessStatus.SUCCEEDED : ProcessStatus.FAILED,
         String.format(
             Locale.ROOT,
             "%s%d file(s) listed, %d orphan(s) (%d bytes), %d deleted, %d kept as too young,"
@@ -217,7 +218,7 @@ final class MaintenanceRunner {
     filesDeleted(Operation.DANGLING_DELETES).increment(report.removedCount());
     boolean ok = report.result() != DanglingDeleteReport.Result.UNKNOWN;
     return new Outcome(
-        ok ? "succeeded" : "failed",
+        ok ? ProcessStatus.SUCCEEDED : ProcessStatus.FAILED,
         report.result().name().toLowerCase(Locale.ROOT)
             + ": "
             + report.equalityDeletesRemoved()
@@ -228,11 +229,11 @@ final class MaintenanceRunner {
         report);
   }
 
-  private Counter runs(Operation operation, String result) {
+  private Counter runs(Operation operation, ProcessStatus result) {
     return Counter.builder("firn.maintenance.runs")
         .description("Table maintenance runs by operation and result")
         .tag("type", operation.label)
-        .tag("result", result)
+        .tag("result", result.label())
         .register(registry);
   }
 

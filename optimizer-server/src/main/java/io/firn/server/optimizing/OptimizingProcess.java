@@ -89,7 +89,7 @@ final class OptimizingProcess {
         table.table,
         type.name().toLowerCase(Locale.ROOT),
         trigger,
-        status.label(),
+        status,
         plan.snapshotId(),
         groups.size(),
         tasks.size(),

@@ -19,15 +19,14 @@ import io.firn.core.protocol.RegisterResponse;
 import io.firn.core.protocol.WorkerProtocol;
 import io.firn.server.OptimizingConfiguration;
 import io.firn.server.ServerCatalogs;
-import io.firn.server.StateStore;
 import io.firn.server.TableListener;
 import io.firn.server.TableRuntime;
 import io.firn.server.policy.PolicyDecisions;
 import io.firn.server.policy.PolicyRegistry;
+import io.firn.server.store.StateStore;
 import io.firn.worker.local.LocalOptimizer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -66,8 +65,7 @@ import org.slf4j.LoggerFactory;
  * and planned again: the plan of a process is not persisted, and nothing of it was committed except
  * whole groups, which are already part of the table.
  */
-public final class OptimizingService
-    implements WorkerProtocol, TableListener, Managed, OptimizingMeters.Readings {
+public final class OptimizingService implements WorkerProtocol, TableListener, Managed {
   private static final Logger LOG = LoggerFactory.getLogger(OptimizingService.class);
 
   /** A worker of this group takes tasks of every group (the in-process worker). */
@@ -103,7 +101,7 @@ public final class OptimizingService
       MaintenanceSettings maintenanceSettings) {
     this.catalogs = catalogs;
     this.state = new OptimizingState(store, config, policies, clock);
-    this.meters = new OptimizingMeters(registry, this, clock, tableSeriesLimit);
+    this.meters = new OptimizingMeters(registry, new StateReadings(state), clock, tableSeriesLimit);
     meters.group(WorkerEndpoint.DEFAULT_GROUP);
     this.committer = new ProcessCommitter(state, meters);
     this.planner = new ProcessPlanner(state, committer, catalogs);
@@ -465,58 +463,6 @@ public final class OptimizingService
   /** One scheduling round ({@link SchedulingRound#run()}); public for tests. */
   public void tick() {
     round.run();
-  }
-
-  // ---------------------------------------------------------------- what the gauges read
-
-  private double locked(Supplier<Number> reading) {
-    state.lock.lock();
-    try {
-      return reading.get().doubleValue();
-    } finally {
-      state.lock.unlock();
-    }
-  }
-
-  @Override
-  public double pendingTasks() {
-    return locked(state.queue::pendingCount);
-  }
-
-  @Override
-  public double leasedTasks() {
-    return locked(state.queue::leasedCount);
-  }
-
-  @Override
-  public double tablesIn(TableStatus status) {
-    return locked(() -> state.tables.values().stream().filter(t -> t.status == status).count());
-  }
-
-  @Override
-  public double tablesWithoutSeries() {
-    return locked(() -> state.tables.values().stream().filter(t -> t.meters.isEmpty()).count());
-  }
-
-  @Override
-  public double workers(String group) {
-    return locked(() -> state.workers.count(group));
-  }
-
-  @Override
-  public double slots(String group) {
-    return locked(() -> state.workers.slots(group));
-  }
-
-  @Override
-  public double backlog(String group) {
-    return locked(() -> state.queue.backlog(group));
-  }
-
-  @Override
-  public double maxDelaySeconds(TableState table) {
-    Duration maxDelay = state.policies.get().policy().resolve(table.qualified()).maxDelay();
-    return maxDelay.isNegative() ? Double.POSITIVE_INFINITY : maxDelay.toMillis() / 1e3;
   }
 
   private static ThreadFactory daemon(String name) {

@@ -1,8 +1,8 @@
 package io.firn.server.optimizing;
 
 import io.firn.server.OptimizingConfiguration;
-import io.firn.server.StateStore;
 import io.firn.server.policy.PolicyRegistry;
+import io.firn.server.store.StateStore;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -225,7 +225,7 @@ final class ProcessPlanner {
     double seconds = 0;
     for (ProcessRecord p :
         state.store.pastProcesses(table.catalog, table.namespace, table.table, 20)) {
-      if (p.status().equals("succeeded") && p.finishedAt() != null && p.bytesRead() > 0) {
+      if (p.status() == ProcessStatus.SUCCEEDED && p.finishedAt() != null && p.bytesRead() > 0) {
         bytes += p.bytesRead();
         seconds +=
             Math.max(0.001, Duration.between(p.createdAt(), p.finishedAt()).toMillis() / 1e3);

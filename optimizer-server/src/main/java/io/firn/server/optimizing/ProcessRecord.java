@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * @param type {@code minor}, {@code major} or {@code full}: the most rewriting type of its
  *     partitions
  * @param trigger {@code auto} (policy triggers) or {@code manual} (REST)
- * @param status running, succeeded, partial, failed or cancelled
+ * @param status running, succeeded, partial, failed or cancelled (maintenance runs: succeeded or
+ *     failed)
  * @param snapshotId the planning snapshot
  * @param partitions due partitions (commit groups)
  * @param tasks rewrite tasks
@@ -27,7 +28,7 @@ public record ProcessRecord(
     String table,
     String type,
     String trigger,
-    String status,
+    ProcessStatus status,
     long snapshotId,
     int partitions,
     int tasks,

@@ -1,5 +1,6 @@
 package io.firn.server.optimizing;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
 /** How an optimizing process stands; labels are the lower-case names (metric values too). */
@@ -14,6 +15,8 @@ public enum ProcessStatus {
   /** Stopped by an operator or because the table went away. */
   CANCELLED;
 
+  /** The lower-case name: what the API shows, the metrics' label and the stored value. */
+  @JsonValue
   public String label() {
     return name().toLowerCase(Locale.ROOT);
   }

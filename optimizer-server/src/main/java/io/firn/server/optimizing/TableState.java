@@ -54,7 +54,7 @@ final class TableState {
     state.needsPlan = r.needsPlan();
     state.reason = r.reason();
     state.evaluatedAt = r.evaluatedAt();
-    state.status = TableStatus.parse(r.status());
+    state.status = r.status();
     state.paused = r.paused();
     state.parkedReason = r.parkedReason();
     state.parkedUntil = r.parkedUntil();
@@ -82,7 +82,7 @@ final class TableState {
         needsPlan,
         shown,
         evaluatedAt,
-        status.label(),
+        status,
         since,
         paused,
         parkedReason,

@@ -26,7 +26,7 @@ public record TableStateRecord(
     boolean needsPlan,
     String reason,
     Instant evaluatedAt,
-    String status,
+    TableStatus status,
     Instant since,
     boolean paused,
     @Nullable String parkedReason,

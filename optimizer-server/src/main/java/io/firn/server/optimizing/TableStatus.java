@@ -1,5 +1,6 @@
 package io.firn.server.optimizing;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
@@ -51,17 +52,9 @@ public enum TableStatus {
     }
   }
 
+  /** The lower-case name: what the API shows, the metrics' label and the stored value. */
+  @JsonValue
   public String label() {
     return name().toLowerCase(Locale.ROOT);
-  }
-
-  /** Parses a stored label; unknown labels (a newer version's) read as idle. */
-  static TableStatus parse(String label) {
-    for (TableStatus status : values()) {
-      if (status.label().equals(label)) {
-        return status;
-      }
-    }
-    return IDLE;
   }
 }

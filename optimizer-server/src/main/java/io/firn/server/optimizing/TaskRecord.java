@@ -18,7 +18,7 @@ public record TaskRecord(
     String processId,
     int taskNumber,
     String partition,
-    String status,
+    TaskStatus status,
     int attempts,
     @Nullable String attemptId,
     @Nullable String workerId,

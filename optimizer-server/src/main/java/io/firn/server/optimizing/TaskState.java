@@ -40,7 +40,7 @@ final class TaskState {
         process.id,
         task.id(),
         task.partition().toString(),
-        status.label(),
+        status,
         attempts,
         attemptId,
         workerId,

@@ -1,5 +1,6 @@
 package io.firn.server.optimizing;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
 /** How a rewrite task stands; labels are the lower-case names. */
@@ -17,6 +18,8 @@ public enum TaskStatus {
   /** Dropped: process cancelled, or another task of its partition failed. */
   CANCELLED;
 
+  /** The lower-case name: what the API shows, the metrics' label and the stored value. */
+  @JsonValue
   public String label() {
     return name().toLowerCase(Locale.ROOT);
   }

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dropwizard.lifecycle.Managed;
-import io.firn.server.StateStore;
-import io.firn.server.StateStoreException;
 import io.firn.server.TableRuntime;
+import io.firn.server.optimizing.ProcessRecord;
+import io.firn.server.optimizing.ProcessStatus;
+import io.firn.server.store.StateStore;
+import io.firn.server.store.StateStoreException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -140,10 +142,16 @@ class LeadershipTest {
     Leadership b = replica("b", new AtomicInteger());
     a.round();
     b.round();
+    store.saveProcess(running("p1"));
     store.fence(b.fence());
     assertThatThrownBy(() -> store.save(runtime("from-follower")))
         .isInstanceOf(StateStoreException.class);
     assertThat(store.loadAll()).isEmpty();
+    // Nor the start-up write that fails the processes left running: they are the leader's.
+    assertThatThrownBy(() -> store.failRunningProcesses("restarted", Instant.now()))
+        .isInstanceOf(StateStoreException.class)
+        .hasMessageContaining("does not hold the leader lease");
+    assertThat(store.process("p1").status()).isEqualTo(ProcessStatus.RUNNING);
   }
 
   private void expireLease() throws Exception {
@@ -151,6 +159,29 @@ class LeadershipTest {
         Statement s = c.createStatement()) {
       s.executeUpdate("UPDATE firn_leader SET expires_at_ms = 0 WHERE id = 1");
     }
+  }
+
+  private static ProcessRecord running(String id) {
+    return new ProcessRecord(
+        id,
+        "lake",
+        "db",
+        "t",
+        "minor",
+        "auto",
+        ProcessStatus.RUNNING,
+        1L,
+        1,
+        1,
+        10,
+        Instant.now(),
+        null,
+        "running",
+        0,
+        0,
+        0,
+        0,
+        0);
   }
 
   private static TableRuntime runtime(String table) {

@@ -8,18 +8,18 @@ import java.util.Locale;
 import java.util.UUID;
 
 /** A database of its own on the PostgreSQL server at 127.0.0.1:5432, dropped on close. */
-final class PostgresDatabase implements AutoCloseable {
+public final class PostgresDatabase implements AutoCloseable {
   private static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/";
-  static final String USER = System.getProperty("firn.test.pg.user", "postgres");
+  public static final String USER = System.getProperty("firn.test.pg.user", "postgres");
 
   final String name;
 
-  PostgresDatabase(String prefix) {
+  public PostgresDatabase(String prefix) {
     this.name = prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     execute("CREATE DATABASE " + name.toLowerCase(Locale.ROOT));
   }
 
-  String url() {
+  public String url() {
     return SERVER + name.toLowerCase(Locale.ROOT);
   }
 

@@ -44,7 +44,7 @@ class IntegrityAlarmTest {
               .atMost(60, TimeUnit.SECONDS)
               .until(() -> harness.lastProcess("orders"), p -> p != null && p.finishedAt() != null);
 
-      assertThat(process.status()).isEqualTo("failed");
+      assertThat(process.status()).isEqualTo(ProcessStatus.FAILED);
       assertThat(process.message()).contains("snapshot history check failed", "(committed, it");
       assertThat(harness.registry.get("firn.integrity.check.failures").counter().count())
           .isGreaterThanOrEqualTo(1);
@@ -53,10 +53,10 @@ class IntegrityAlarmTest {
       List<TaskRecord> tasks = harness.store.tasks(process.processId());
       List<TaskRecord> alarmed =
           tasks.stream().filter(t -> t.message().startsWith("integrity_failed: ")).toList();
-      assertThat(alarmed).isNotEmpty().allMatch(t -> t.status().equals("committed"));
+      assertThat(alarmed).isNotEmpty().allMatch(t -> t.status() == TaskStatus.COMMITTED);
       assertThat(tasks)
           .filteredOn(t -> !alarmed.contains(t))
-          .allMatch(t -> t.status().equals("failed"), "failed");
+          .allMatch(t -> t.status() == TaskStatus.FAILED, "failed");
     }
   }
 }

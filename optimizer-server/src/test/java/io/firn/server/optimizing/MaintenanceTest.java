@@ -67,8 +67,10 @@ class MaintenanceTest {
                 assertThat(runs)
                     .extracting(ProcessRecord::type, ProcessRecord::status)
                     .contains(
-                        org.assertj.core.groups.Tuple.tuple("expire-snapshots", "succeeded"),
-                        org.assertj.core.groups.Tuple.tuple("orphan-files", "succeeded"));
+                        org.assertj.core.groups.Tuple.tuple(
+                            "expire-snapshots", ProcessStatus.SUCCEEDED),
+                        org.assertj.core.groups.Tuple.tuple(
+                            "orphan-files", ProcessStatus.SUCCEEDED));
               });
       ProcessRecord expiry =
           harness.processes("events").stream()

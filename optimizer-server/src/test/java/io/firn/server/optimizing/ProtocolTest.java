@@ -74,7 +74,8 @@ class ProtocolTest {
           .containsExactly("p-t9-a1");
       harness.clock.advance(java.time.Duration.ofSeconds(8));
       harness.service.tick();
-      assertThat(harness.store.tasks(first.processId()).get(0).status()).isEqualTo("leased");
+      assertThat(harness.store.tasks(first.processId()).get(0).status())
+          .isEqualTo(TaskStatus.LEASED);
 
       // Silence for longer than the lease: the attempt expires and the task is leased again.
       harness.clock.advance(java.time.Duration.ofSeconds(11));
@@ -118,11 +119,12 @@ class ProtocolTest {
           .isTrue();
       await()
           .atMost(30, TimeUnit.SECONDS)
-          .until(() -> harness.store.process(first.processId()).status().equals("succeeded"));
+          .until(
+              () -> harness.store.process(first.processId()).status() == ProcessStatus.SUCCEEDED);
       assertThat(RowSets.read(harness.table("orders"))).isEqualTo(before);
       assertThat(harness.store.tasks(first.processId()).get(0))
           .extracting(TaskRecord::status, TaskRecord::attempts, TaskRecord::attemptId)
-          .containsExactly("committed", 2, second.attemptId());
+          .containsExactly(TaskStatus.COMMITTED, 2, second.attemptId());
     }
   }
 
@@ -201,7 +203,7 @@ class ProtocolTest {
           .containsExactly(leased.attemptId());
       assertThat(harness.store.tasks(leased.processId()).get(0))
           .extracting(TaskRecord::status, TaskRecord::attempts, TaskRecord::workerId)
-          .containsExactly("leased", 1, holder.workerId());
+          .containsExactly(TaskStatus.LEASED, 1, holder.workerId());
 
       assertThat(
               server
@@ -216,7 +218,8 @@ class ProtocolTest {
           .isTrue();
       await()
           .atMost(30, TimeUnit.SECONDS)
-          .until(() -> harness.store.process(leased.processId()).status().equals("succeeded"));
+          .until(
+              () -> harness.store.process(leased.processId()).status() == ProcessStatus.SUCCEEDED);
       assertThat(RowSets.read(harness.table("orders"))).isEqualTo(before);
     }
   }
@@ -295,7 +298,7 @@ class ProtocolTest {
             .contains(forgery.getKey());
         assertThat(harness.store.tasks(leased.processId()).get(0))
             .extracting(TaskRecord::status, TaskRecord::attempts)
-            .containsExactly("pending", attempt);
+            .containsExactly(TaskStatus.PENDING, attempt);
         assertThat(table.currentSnapshot().snapshotId())
             .as("nothing committed")
             .isEqualTo(harness.table("orders").currentSnapshot().snapshotId());
@@ -319,7 +322,8 @@ class ProtocolTest {
           .isTrue();
       await()
           .atMost(30, TimeUnit.SECONDS)
-          .until(() -> harness.store.process(honest.processId()).status().equals("succeeded"));
+          .until(
+              () -> harness.store.process(honest.processId()).status() == ProcessStatus.SUCCEEDED);
       assertThat(RowSets.read(harness.table("orders"))).isEqualTo(before);
     }
   }
@@ -396,14 +400,14 @@ class ProtocolTest {
 
       await()
           .atMost(10, TimeUnit.SECONDS)
-          .until(() -> harness.state("orders").status().equals("parked"));
+          .until(() -> harness.state("orders").status() == TableStatus.PARKED);
       TableStateRecord parked = harness.state("orders");
       assertThat(parked.failures()).isEqualTo(1);
       assertThat(parked.parkedReason())
           .startsWith("process " + first.processId() + " failed: 0 of 1 partition(s) committed; ")
           .endsWith("attempt " + second.attemptId() + " failed: disk full again");
       assertThat(parked.parkedUntil()).isEqualTo(harness.clock.instant().plusSeconds(3600));
-      assertThat(harness.store.process(first.processId()).status()).isEqualTo("failed");
+      assertThat(harness.store.process(first.processId()).status()).isEqualTo(ProcessStatus.FAILED);
       // A stale failure report changes nothing.
       assertThat(
               server
@@ -418,7 +422,7 @@ class ProtocolTest {
           .isFalse();
 
       harness.service.pause("lake", "db", "orders", false);
-      assertThat(harness.state("orders").status()).isEqualTo("idle");
+      assertThat(harness.state("orders").status()).isEqualTo(TableStatus.IDLE);
       assertThat(harness.state("orders").failures()).isZero();
     }
   }

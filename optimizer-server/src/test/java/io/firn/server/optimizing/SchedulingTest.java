@@ -49,7 +49,7 @@ class SchedulingTest {
       harness.evaluate("orders");
       harness.service.tick();
       TableStateRecord waiting = harness.state("orders");
-      assertThat(waiting.status()).isEqualTo("pending");
+      assertThat(waiting.status()).isEqualTo(TableStatus.PENDING);
       assertThat(waiting.reason())
           .isEqualTo(
               "full waits: window night is closed; next opening night at 2026-06-01T17:00:00Z");
@@ -63,7 +63,7 @@ class SchedulingTest {
               () -> {
                 ProcessRecord process = harness.lastProcess("orders");
                 assertThat(process).isNotNull();
-                assertThat(process.status()).isEqualTo("succeeded");
+                assertThat(process.status()).isEqualTo(ProcessStatus.SUCCEEDED);
                 assertThat(process.type()).isEqualTo("full");
               });
       Table table = harness.table("orders");
@@ -94,7 +94,7 @@ class SchedulingTest {
       harness.generate("orders", SMALL);
       harness.evaluate("orders");
       harness.service.tick();
-      assertThat(harness.state("orders").status()).isEqualTo("pending");
+      assertThat(harness.state("orders").status()).isEqualTo(TableStatus.PENDING);
       assertThat(harness.state("orders").reason())
           .startsWith("minor waits: window early is closed; next opening early at ")
           .endsWith(opening.toInstant().toString());
@@ -131,7 +131,7 @@ class SchedulingTest {
       harness.service.tick();
       await()
           .atMost(30, TimeUnit.SECONDS)
-          .until(() -> harness.state("orders").status().equals("optimizing"));
+          .until(() -> harness.state("orders").status() == TableStatus.OPTIMIZING);
       String process = harness.state("orders").lastProcessId();
 
       // No worker yet: the window closes while every task is pending.
@@ -139,15 +139,15 @@ class SchedulingTest {
       harness.service.windowClosed("evening");
       if (onClose.equals("cancel")) {
         ProcessRecord cancelled = harness.store.process(process);
-        assertThat(cancelled.status()).isEqualTo("cancelled");
+        assertThat(cancelled.status()).isEqualTo(ProcessStatus.CANCELLED);
         assertThat(cancelled.message())
             .isEqualTo("window evening closed (on-window-close: cancel)");
         assertThat(harness.store.tasks(process))
-            .allSatisfy(t -> assertThat(t.status()).isEqualTo("cancelled"));
+            .allSatisfy(t -> assertThat(t.status()).isEqualTo(TaskStatus.CANCELLED));
         harness.startWorker(1);
         harness.clock.advance(Duration.ofMinutes(1));
         harness.service.tick();
-        assertThat(harness.state("orders").status()).isEqualTo("pending");
+        assertThat(harness.state("orders").status()).isEqualTo(TableStatus.PENDING);
         assertThat(harness.state("orders").reason())
             .isEqualTo(
                 "minor waits: window evening is closed; next opening evening at"
@@ -156,11 +156,11 @@ class SchedulingTest {
         assertThat(table.currentSnapshot().snapshotId()).isEqualTo(snapshot);
         assertThat(RowSets.read(table)).isEqualTo(before);
       } else {
-        assertThat(harness.store.process(process).status()).isEqualTo("running");
+        assertThat(harness.store.process(process).status()).isEqualTo(ProcessStatus.RUNNING);
         harness.startWorker(1);
         await()
             .atMost(60, TimeUnit.SECONDS)
-            .until(() -> harness.store.process(process).status().equals("succeeded"));
+            .until(() -> harness.store.process(process).status() == ProcessStatus.SUCCEEDED);
         assertThat(RowSets.read(harness.table("orders"))).isEqualTo(before);
       }
     }
@@ -189,9 +189,9 @@ class SchedulingTest {
       harness.service.tick();
       await()
           .atMost(30, TimeUnit.SECONDS)
-          .until(() -> harness.state("important").status().equals("optimizing"));
+          .until(() -> harness.state("important").status() == TableStatus.OPTIMIZING);
       harness.service.tick();
-      assertThat(harness.state("other").status()).isEqualTo("pending");
+      assertThat(harness.state("other").status()).isEqualTo(TableStatus.PENDING);
       assertThat(harness.state("other").reason())
           .isEqualTo("group shared is full (capacity 1 task(s))");
       assertThat(harness.lastProcess("other")).isNull();
@@ -203,8 +203,8 @@ class SchedulingTest {
             .atMost(90, TimeUnit.SECONDS)
             .untilAsserted(
                 () -> {
-                  assertThat(harness.state("important").status()).isEqualTo("idle");
-                  assertThat(harness.state("other").status()).isEqualTo("idle");
+                  assertThat(harness.state("important").status()).isEqualTo(TableStatus.IDLE);
+                  assertThat(harness.state("other").status()).isEqualTo(TableStatus.IDLE);
                   assertThat(harness.state("important").needsPlan()).isFalse();
                   assertThat(harness.state("other").needsPlan()).isFalse();
                 });
@@ -220,12 +220,12 @@ class SchedulingTest {
       }
       assertThat(
               harness.processes("important").stream()
-                  .filter(p -> p.status().equals("succeeded"))
+                  .filter(p -> p.status() == ProcessStatus.SUCCEEDED)
                   .count())
           .isGreaterThanOrEqualTo(8);
       assertThat(
               harness.processes("other").stream()
-                  .filter(p -> p.status().equals("succeeded"))
+                  .filter(p -> p.status() == ProcessStatus.SUCCEEDED)
                   .count())
           .isGreaterThanOrEqualTo(8);
       assertThat(RowSets.read(harness.table("important")))

@@ -71,7 +71,7 @@ class WithheldCredentialsTest {
                 List<TaskRecord> tasks = harness.store.tasks(process);
                 return !tasks.isEmpty()
                     && tasks.get(0).attempts() >= 1
-                    && "pending".equals(tasks.get(0).status());
+                    && tasks.get(0).status() == TaskStatus.PENDING;
               });
       assertThat(harness.store.tasks(process).get(0).message())
           .contains("refuses the connection: test.token is missing or wrong");
@@ -85,7 +85,7 @@ class WithheldCredentialsTest {
       harness.clock.advance(Duration.ofHours(1));
       await()
           .atMost(60, TimeUnit.SECONDS)
-          .until(() -> harness.store.process(process).status().equals("succeeded"));
+          .until(() -> harness.store.process(process).status() == ProcessStatus.SUCCEEDED);
       assertThat(RowSets.read(harness.table("orders"))).isEqualTo(before);
       assertThat(harness.table("orders").currentSnapshot().summary())
           .containsEntry("firn.process-id", process);

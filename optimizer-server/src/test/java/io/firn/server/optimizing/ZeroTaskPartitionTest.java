@@ -77,7 +77,7 @@ class ZeroTaskPartitionTest {
           .atMost(30, TimeUnit.SECONDS)
           .untilAsserted(
               () -> {
-                assertThat(harness.state("users").status()).isEqualTo("idle");
+                assertThat(harness.state("users").status()).isEqualTo(TableStatus.IDLE);
                 assertThat(harness.state("users").needsPlan()).isFalse();
               });
 
@@ -93,10 +93,10 @@ class ZeroTaskPartitionTest {
               () -> {
                 List<ProcessRecord> done =
                     harness.processes("users").stream()
-                        .filter(p -> p.status().equals("succeeded") && p.tasks() > 0)
+                        .filter(p -> p.status() == ProcessStatus.SUCCEEDED && p.tasks() > 0)
                         .toList();
                 assertThat(done).isNotEmpty();
-                assertThat(harness.state("users").status()).isEqualTo("idle");
+                assertThat(harness.state("users").status()).isEqualTo(TableStatus.IDLE);
                 assertThat(harness.state("users").needsPlan()).isFalse();
               });
       assertThat(RowSets.read(harness.table("users")))
@@ -126,14 +126,15 @@ class ZeroTaskPartitionTest {
           .containsExactly(2, 1);
       assertThat(harness.store.tasks(process.processId()))
           .extracting(TaskRecord::status)
-          .containsExactly("committed");
+          .containsExactly(TaskStatus.COMMITTED);
       Table table = harness.table("users");
       assertThat(deleteFiles(table)).isZero();
       assertThat(RowSets.read(table)).isEqualTo(before);
       assertThat(metadataOnly.deletesToRemove()).hasSize(1);
       await()
           .atMost(30, TimeUnit.SECONDS)
-          .untilAsserted(() -> assertThat(harness.state("users").status()).isEqualTo("idle"));
+          .untilAsserted(
+              () -> assertThat(harness.state("users").status()).isEqualTo(TableStatus.IDLE));
     }
   }
 
@@ -145,7 +146,7 @@ class ZeroTaskPartitionTest {
             () -> {
               ProcessRecord process = harness.lastProcess("users");
               assertThat(process).isNotNull();
-              assertThat(process.status()).isEqualTo("succeeded");
+              assertThat(process.status()).isEqualTo(ProcessStatus.SUCCEEDED);
             });
     return harness.lastProcess("users");
   }

@@ -1,51 +1,34 @@
-package io.firn.server;
+package io.firn.server.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.server.TableRuntime;
 import io.firn.server.optimizing.ProcessRecord;
+import io.firn.server.optimizing.ProcessStatus;
 import io.firn.server.optimizing.TableStateRecord;
+import io.firn.server.optimizing.TableStatus;
 import io.firn.server.optimizing.TaskRecord;
+import io.firn.server.optimizing.TaskStatus;
 import io.firn.server.optimizing.WorkerRecord;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.FieldSource;
 
 /**
  * The state store on both databases it supports: an embedded H2 file and the real PostgreSQL on
  * 127.0.0.1:5432 (trust auth), in a database this test creates and drops.
  */
 class StateStoreTest {
-  private static final String POSTGRES = "jdbc:postgresql://127.0.0.1:5432/";
-  private static final String USER = System.getProperty("firn.test.pg.user", "postgres");
-
   @TempDir Path dir;
 
-  @Test
-  void migratesAndKeepsTableRuntimesInAnH2File() {
-    String url = "jdbc:h2:file:" + dir.resolve("state/firn");
-    roundTrip(url, null);
-  }
-
-  @Test
-  void migratesAndKeepsTableRuntimesInPostgres() throws Exception {
-    String database = "firn_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    try (Connection c = DriverManager.getConnection(POSTGRES + "postgres?user=" + USER);
-        Statement s = c.createStatement()) {
-      s.execute("CREATE DATABASE " + database);
-    }
-    try {
-      roundTrip(POSTGRES + database, USER);
-    } finally {
-      try (Connection c = DriverManager.getConnection(POSTGRES + "postgres?user=" + USER);
-          Statement s = c.createStatement()) {
-        s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
-      }
+  @ParameterizedTest
+  @FieldSource("io.firn.server.store.TestDatabase#KINDS")
+  void migratesAndKeepsItsRows(String kind) {
+    try (TestDatabase database = TestDatabase.create(kind, dir)) {
+      roundTrip(database.url, database.user);
     }
   }
 
@@ -81,7 +64,7 @@ class StateStoreTest {
             "lake", "db", "new", null, false, "no snapshot", Instant.EPOCH, 100, 0, 0, 0);
 
     try (StateStore store = StateStore.open(url, user, null)) {
-      assertThat(store.schemaVersion()).isEqualTo(StateStore.MIGRATIONS.size());
+      assertThat(store.schemaVersion()).isEqualTo(Migrations.latest());
       assertThat(store.loadAll()).isEmpty();
       store.save(first);
       store.save(empty);
@@ -90,7 +73,7 @@ class StateStoreTest {
     }
     // Reopening applies no migration twice and finds the rows.
     try (StateStore store = StateStore.open(url, user, null)) {
-      assertThat(store.schemaVersion()).isEqualTo(StateStore.MIGRATIONS.size());
+      assertThat(store.schemaVersion()).isEqualTo(Migrations.latest());
       assertThat(store.loadAll()).containsExactly(empty, updated);
       store.delete("lake", "db", "new");
       assertThat(store.loadAll()).containsExactly(updated);
@@ -108,7 +91,7 @@ class StateStoreTest {
               true,
               "due",
               updated.evaluatedAt(),
-              "parked",
+              TableStatus.PARKED,
               t0,
               true,
               "3 failures",
@@ -129,7 +112,7 @@ class StateStoreTest {
               "events",
               "minor",
               "auto",
-              "running",
+              ProcessStatus.RUNNING,
               43L,
               2,
               3,
@@ -148,7 +131,7 @@ class StateStoreTest {
               "p1",
               0,
               "id_bucket=1",
-              "leased",
+              TaskStatus.LEASED,
               1,
               "p1-t0-a1",
               "w-1",
@@ -166,7 +149,7 @@ class StateStoreTest {
               "p1",
               1,
               "id_bucket=2",
-              "committed",
+              TaskStatus.COMMITTED,
               1,
               "p1-t1-a1",
               "w-1",
@@ -187,10 +170,10 @@ class StateStoreTest {
       assertThat(store.failRunningProcesses("server restarted", t0.plusSeconds(60))).isEqualTo(1);
       assertThat(store.process("p1"))
           .extracting(ProcessRecord::status, ProcessRecord::message, ProcessRecord::finishedAt)
-          .containsExactly("failed", "server restarted", t0.plusSeconds(60));
+          .containsExactly(ProcessStatus.FAILED, "server restarted", t0.plusSeconds(60));
       assertThat(store.tasks("p1"))
           .extracting(TaskRecord::status)
-          .containsExactly("cancelled", "committed");
+          .containsExactly(TaskStatus.CANCELLED, TaskStatus.COMMITTED);
       WorkerRecord worker =
           new WorkerRecord("w-1", "local@h", "default", 2, "local", "dev", t0, t0, 0);
       store.saveWorker(worker);

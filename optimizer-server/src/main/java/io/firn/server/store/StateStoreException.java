@@ -1,4 +1,4 @@
-package io.firn.server;
+package io.firn.server.store;
 
 /** The state store cannot be reached or used; check the {@code stateStore} settings. */
 public class StateStoreException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.firn.server;
+package io.firn.server.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,9 +6,15 @@ import static org.awaitility.Awaitility.await;
 
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.health.HealthCheck;
+import io.firn.server.StateStoreConfiguration;
+import io.firn.server.StateStoreHealthCheck;
+import io.firn.server.TableRuntime;
 import io.firn.server.optimizing.ProcessRecord;
+import io.firn.server.optimizing.ProcessStatus;
 import io.firn.server.optimizing.TableStateRecord;
+import io.firn.server.optimizing.TableStatus;
 import io.firn.server.optimizing.TaskRecord;
+import io.firn.server.optimizing.TaskStatus;
 import io.firn.server.optimizing.WorkerRecord;
 import io.firn.testkit.PostgresInstance;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -69,10 +75,10 @@ class StateStoreOutageTest {
       store.save(runtime("a", 1));
       store.save(runtime("gone", 1));
       store.save(runtime("c", 1));
-      store.saveTableState(state("a", "optimizing", "p1", false));
-      store.saveTableState(state("c", "parked", null, true));
-      store.saveProcess(process("p1", "running", T0));
-      store.saveTasks(List.of(task("p1", 0, "leased"), task("p1", 1, "pending")));
+      store.saveTableState(state("a", TableStatus.OPTIMIZING, "p1", false));
+      store.saveTableState(state("c", TableStatus.PARKED, null, true));
+      store.saveProcess(process("p1", ProcessStatus.RUNNING, T0));
+      store.saveTasks(List.of(task("p1", 0, TaskStatus.LEASED), task("p1", 1, TaskStatus.PENDING)));
       store.saveWorker(worker("w-1"));
       assertThat(health.execute().isHealthy()).isTrue();
       assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
@@ -81,18 +87,19 @@ class StateStoreOutageTest {
       pg.kill();
       // What the server does meanwhile: p1 ends, p2 starts, a table appears, one is dropped, one
       // is dropped and comes back, a worker goes and another comes.
-      store.saveTasks(List.of(task("p1", 0, "committed"), task("p1", 1, "committed")));
-      store.saveProcess(process("p1", "succeeded", T0));
-      store.saveTableState(state("a", "idle", "p1", false));
-      store.saveProcess(process("p2", "running", T0.plusSeconds(10)));
-      store.saveTasks(List.of(task("p2", 0, "pending")));
-      store.saveTableState(state("a", "optimizing", "p2", false));
+      store.saveTasks(
+          List.of(task("p1", 0, TaskStatus.COMMITTED), task("p1", 1, TaskStatus.COMMITTED)));
+      store.saveProcess(process("p1", ProcessStatus.SUCCEEDED, T0));
+      store.saveTableState(state("a", TableStatus.IDLE, "p1", false));
+      store.saveProcess(process("p2", ProcessStatus.RUNNING, T0.plusSeconds(10)));
+      store.saveTasks(List.of(task("p2", 0, TaskStatus.PENDING)));
+      store.saveTableState(state("a", TableStatus.OPTIMIZING, "p2", false));
       store.save(runtime("b", 7));
-      store.saveTableState(state("b", "pending", null, false));
+      store.saveTableState(state("b", TableStatus.PENDING, null, false));
       store.delete("lake", "db", "gone");
       store.delete("lake", "db", "c");
       store.save(runtime("c", 2));
-      store.saveTableState(state("c", "idle", null, false));
+      store.saveTableState(state("c", TableStatus.IDLE, null, false));
       store.deleteWorker("w-1");
       store.saveWorker(worker("w-2"));
 
@@ -110,7 +117,8 @@ class StateStoreOutageTest {
       // The planner's throughput estimate does with the kept rows instead of failing the plan.
       assertThat(store.pastProcesses("lake", "db", "a", 10))
           .extracting(ProcessRecord::processId, ProcessRecord::status)
-          .containsExactly(Tuple.tuple("p2", "running"), Tuple.tuple("p1", "succeeded"));
+          .containsExactly(
+              Tuple.tuple("p2", ProcessStatus.RUNNING), Tuple.tuple("p1", ProcessStatus.SUCCEEDED));
       // The retry thread keeps trying (every 100 ms) and keeps failing.
       await().pollDelay(Duration.ofMillis(500)).until(() -> true);
       assertThat(store.status().inSync()).isFalse();
@@ -135,7 +143,7 @@ class StateStoreOutageTest {
       assertThat(rows(url, "SELECT worker_id FROM optimizer_worker")).containsExactly("w-2");
 
       // Back in sync, a write goes straight to the database again.
-      store.saveProcess(process("p2", "succeeded", T0.plusSeconds(10)));
+      store.saveProcess(process("p2", ProcessStatus.SUCCEEDED, T0.plusSeconds(10)));
       assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
           .containsExactly("p1 succeeded", "p2 succeeded");
       assertThat(store.status().inSync()).isTrue();
@@ -146,14 +154,18 @@ class StateStoreOutageTest {
     try (StateStore again = open(url, Duration.ofMillis(100), new SimpleMeterRegistry())) {
       assertThat(again.processes(null, null, null, 10))
           .extracting(ProcessRecord::processId, ProcessRecord::status)
-          .containsExactly(Tuple.tuple("p2", "succeeded"), Tuple.tuple("p1", "succeeded"));
-      assertThat(again.tasks("p1")).extracting(TaskRecord::status).containsOnly("committed");
+          .containsExactly(
+              Tuple.tuple("p2", ProcessStatus.SUCCEEDED),
+              Tuple.tuple("p1", ProcessStatus.SUCCEEDED));
+      assertThat(again.tasks("p1"))
+          .extracting(TaskRecord::status)
+          .containsOnly(TaskStatus.COMMITTED);
       assertThat(again.loadTableStates())
           .extracting(TableStateRecord::table, TableStateRecord::status)
           .containsExactly(
-              Tuple.tuple("a", "optimizing"),
-              Tuple.tuple("b", "pending"),
-              Tuple.tuple("c", "idle"));
+              Tuple.tuple("a", TableStatus.OPTIMIZING),
+              Tuple.tuple("b", TableStatus.PENDING),
+              Tuple.tuple("c", TableStatus.IDLE));
     }
   }
 
@@ -162,16 +174,16 @@ class StateStoreOutageTest {
     String url = pg.createDatabase("terminated");
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     try (StateStore store = open(url, Duration.ofMillis(100), meters)) {
-      store.saveProcess(process("p1", "running", T0));
+      store.saveProcess(process("p1", ProcessStatus.RUNNING, T0));
       assertThat(pg.terminateSessions("terminated")).as("the pool's idle session").isPositive();
       // The pool checks the connection it lends, finds it closed and opens a new one.
-      store.saveProcess(process("p1", "succeeded", T0));
-      store.saveTasks(List.of(task("p1", 0, "committed")));
+      store.saveProcess(process("p1", ProcessStatus.SUCCEEDED, T0));
+      store.saveTasks(List.of(task("p1", 0, TaskStatus.COMMITTED)));
       assertThat(store.status().inSync()).isTrue();
       assertThat(meters.get("firn.state.store.outages").counter().count()).isZero();
       assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
           .containsExactly("p1 succeeded");
-      assertThat(store.process("p1").status()).isEqualTo("succeeded");
+      assertThat(store.process("p1").status()).isEqualTo(ProcessStatus.SUCCEEDED);
       assertThat(new StateStoreHealthCheck(store).execute().isHealthy()).isTrue();
     }
   }
@@ -182,22 +194,24 @@ class StateStoreOutageTest {
     // The retry thread never runs during this test: only reads and close() see the kept rows.
     StateStore store = open(url, Duration.ofHours(1), new SimpleMeterRegistry());
     try {
-      store.saveProcess(process("p1", "running", T0));
+      store.saveProcess(process("p1", ProcessStatus.RUNNING, T0));
       pg.kill();
-      store.saveProcess(process("p1", "succeeded", T0));
-      store.saveTasks(List.of(task("p1", 0, "committed")));
+      store.saveProcess(process("p1", ProcessStatus.SUCCEEDED, T0));
+      store.saveTasks(List.of(task("p1", 0, TaskStatus.COMMITTED)));
       pg.startServer();
       // The database answers, but still has the older row; reads show the kept ones over it.
       assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
           .containsExactly("p1 running");
-      assertThat(store.process("p1").status()).isEqualTo("succeeded");
+      assertThat(store.process("p1").status()).isEqualTo(ProcessStatus.SUCCEEDED);
       assertThat(store.processes("lake", "db", "a", 10))
           .extracting(ProcessRecord::status)
-          .containsExactly("succeeded");
+          .containsExactly(ProcessStatus.SUCCEEDED);
       assertThat(store.processes("lake", "db", "other", 10)).isEmpty();
-      assertThat(store.tasks("p1")).extracting(TaskRecord::status).containsExactly("committed");
+      assertThat(store.tasks("p1"))
+          .extracting(TaskRecord::status)
+          .containsExactly(TaskStatus.COMMITTED);
       // Until the kept rows are written, new writes are kept behind them (a row's order holds).
-      store.saveProcess(process("p2", "running", T0.plusSeconds(1)));
+      store.saveProcess(process("p2", ProcessStatus.RUNNING, T0.plusSeconds(1)));
       assertThat(store.status().pendingRows()).isEqualTo(3);
       assertThat(rows(url, "SELECT process_id FROM optimizing_process")).containsExactly("p1");
       assertThat(store.processes(null, null, null, 1))
@@ -218,14 +232,31 @@ class StateStoreOutageTest {
     try (StateStore store = open(url, Duration.ofMillis(100), new SimpleMeterRegistry())) {
       ProcessRecord noType =
           new ProcessRecord(
-              "p1", "lake", "db", "a", null, "auto", "running", 1L, 1, 1, 10, T0, null, "", 0, 0, 0,
-              0, 0);
+              "p1",
+              "lake",
+              "db",
+              "a",
+              null,
+              "auto",
+              ProcessStatus.RUNNING,
+              1L,
+              1,
+              1,
+              10,
+              T0,
+              null,
+              "",
+              0,
+              0,
+              0,
+              0,
+              0);
       assertThatThrownBy(() -> store.saveProcess(noType))
           .isInstanceOf(StateStoreException.class)
           .hasMessageContaining("cannot save process p1");
       assertThat(store.status().inSync()).isTrue();
       assertThat(store.status().pendingRows()).isZero();
-      store.saveProcess(process("p1", "running", T0));
+      store.saveProcess(process("p1", ProcessStatus.RUNNING, T0));
       assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
           .containsExactly("p1 running");
     }
@@ -266,14 +297,14 @@ class StateStoreOutageTest {
   }
 
   private static TableStateRecord state(
-      String table, String status, String lastProcess, boolean paused) {
+      String table, TableStatus status, String lastProcess, boolean paused) {
     return new TableStateRecord(
         "lake",
         "db",
         table,
         null,
         true,
-        status,
+        status.label(),
         T0,
         status,
         T0,
@@ -288,7 +319,7 @@ class StateStoreOutageTest {
         1);
   }
 
-  private static ProcessRecord process(String id, String status, Instant created) {
+  private static ProcessRecord process(String id, ProcessStatus status, Instant created) {
     return new ProcessRecord(
         id,
         "lake",
@@ -302,8 +333,8 @@ class StateStoreOutageTest {
         2,
         1000,
         created,
-        status.equals("running") ? null : created.plusSeconds(5),
-        status,
+        status == ProcessStatus.RUNNING ? null : created.plusSeconds(5),
+        status.label(),
         0,
         0,
         0,
@@ -311,7 +342,7 @@ class StateStoreOutageTest {
         0);
   }
 
-  private static TaskRecord task(String process, int number, String status) {
+  private static TaskRecord task(String process, int number, TaskStatus status) {
     return new TaskRecord(
         process,
         number,
@@ -325,7 +356,7 @@ class StateStoreOutageTest {
         500,
         T0,
         null,
-        status,
+        status.label(),
         0,
         0,
         0);

@@ -1,4 +1,4 @@
-package io.firn.server;
+package io.firn.server.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;
