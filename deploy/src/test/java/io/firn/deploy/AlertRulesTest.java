@@ -25,7 +25,9 @@ class AlertRulesTest {
           "FirnNoWorkerAlive",
           "FirnBacklogNotDraining",
           "FirnDeadLettersRising",
-          "FirnIngestCommitLag");
+          "FirnIngestCommitLag",
+          // Issue 15: an alert rule on schema changes.
+          "FirnIngestSchemaChanged");
 
   @Test
   void alertRulesPassPromtoolCheckRules() {
@@ -62,7 +64,7 @@ class AlertRulesTest {
         names.add(name);
         assertThat(rule.path("labels").path("severity").asText())
             .as("severity of %s", name)
-            .isIn("critical", "warning");
+            .isIn("critical", "warning", "info");
         assertThat(rule.path("annotations").path("summary").asText())
             .as("summary of %s", name)
             .isNotBlank();

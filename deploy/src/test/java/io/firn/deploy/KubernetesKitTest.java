@@ -48,9 +48,12 @@ class KubernetesKitTest {
     }
   }
 
+  /** A dependent environment variable reference, {@code $(NAME)}, as the kubelet expands it. */
+  private static final Pattern DEPENDENT = Pattern.compile("\\$\\(([A-Z_][A-Z0-9_]*)\\)");
+
   private JsonNode serverContainer() {
     return objects
-        .get("Deployment/firn-server")
+        .get("StatefulSet/firn-server")
         .path("spec")
         .path("template")
         .path("spec")
@@ -76,7 +79,25 @@ class KubernetesKitTest {
         objects.get("ConfigMap/firn-server").path("data").path("firn-server.yaml").asText();
     Map<String, String> env = new HashMap<>();
     for (JsonNode e : serverContainer().path("env")) {
-      env.put(e.path("name").asText(), e.has("value") ? e.path("value").asText() : "secret");
+      String value;
+      if (e.has("value")) {
+        // The kubelet expands $(NAME) from variables listed before.
+        Matcher dependent = DEPENDENT.matcher(e.path("value").asText());
+        StringBuilder expanded = new StringBuilder();
+        while (dependent.find()) {
+          assertThat(env)
+              .as("$(" + dependent.group(1) + ") is defined before use")
+              .containsKey(dependent.group(1));
+          dependent.appendReplacement(
+              expanded, Matcher.quoteReplacement(env.get(dependent.group(1))));
+        }
+        value = dependent.appendTail(expanded).toString();
+      } else if (e.path("valueFrom").has("fieldRef")) {
+        value = "firn-server-0"; // metadata.name of the first pod
+      } else {
+        value = "secret";
+      }
+      env.put(e.path("name").asText(), value);
     }
     List<String> unset = new ArrayList<>();
     Matcher m = VARIABLE.matcher(yaml);
@@ -123,6 +144,10 @@ class KubernetesKitTest {
     assertThat(config.getCatalogs().get(0).settings().uri())
         .startsWith("jdbc:postgresql://firn-postgres:5432/");
     assertThat(config.getMetrics().getTableSeriesLimit()).isPositive();
+    // Several replicas, one leader: each advertises its own pod under the headless service.
+    assertThat(config.getHa().isEnabled()).isTrue();
+    assertThat(config.getHa().getAdvertisedUrl())
+        .isEqualTo("http://firn-server-0.firn-server-peers.firn.svc:8080");
     // The configuration and the policy it names are where the Deployment mounts them.
     List<String> args = new ArrayList<>();
     serverContainer().path("args").forEach(a -> args.add(a.asText()));
@@ -174,6 +199,27 @@ class KubernetesKitTest {
   }
 
   @Test
+  void twoServerReplicasWithStableNamesUnderAHeadlessServiceAndABudgetThatKeepsOne() {
+    JsonNode set = objects.get("StatefulSet/firn-server").path("spec");
+    assertThat(set.path("replicas").asInt()).isEqualTo(2);
+    JsonNode peers = objects.get("Service/firn-server-peers").path("spec");
+    assertThat(set.path("serviceName").asText()).isEqualTo("firn-server-peers");
+    assertThat(peers.path("clusterIP").asText()).isEqualTo("None");
+    assertThat(peers.path("selector")).isEqualTo(set.path("selector").path("matchLabels"));
+    assertThat(objects.get("Service/firn-server").path("spec").path("selector"))
+        .isEqualTo(set.path("selector").path("matchLabels"));
+    assertThat(
+            objects
+                .get("PodDisruptionBudget/firn-server")
+                .path("spec")
+                .path("minAvailable")
+                .asInt())
+        .isEqualTo(1);
+    // The namespace in the advertised URL is the one kustomize puts everything in.
+    assertThat(objects.get("Kustomization/").path("namespace").asText()).isEqualTo("firn");
+  }
+
+  @Test
   void serviceExposesTheApiAndTheAdminPortWithMetrics() {
     JsonNode ports = objects.get("Service/firn-server").path("spec").path("ports");
     Map<String, Integer> byName = new HashMap<>();
@@ -181,7 +227,7 @@ class KubernetesKitTest {
     assertThat(byName).containsEntry("http", 8080).containsEntry("admin", 8081);
     JsonNode annotations =
         objects
-            .get("Deployment/firn-server")
+            .get("StatefulSet/firn-server")
             .path("spec")
             .path("template")
             .path("metadata")
