@@ -86,6 +86,11 @@ class LocalMetricsIT {
               });
     } finally {
       job.cancel().get();
+      // The temporary directory goes when the test ends: no writer may still add files to it. A
+      // local job's result completes once its MiniCluster has shut down (here: exceptionally).
+      job.getJobExecutionResult()
+          .handle((result, failure) -> result)
+          .get(30, java.util.concurrent.TimeUnit.SECONDS);
     }
   }
 
