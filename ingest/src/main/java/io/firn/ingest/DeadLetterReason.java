@@ -54,6 +54,11 @@ public enum DeadLetterReason {
    */
   TRUNCATE_NOT_APPLIED("truncate_not_applied"),
   /**
+   * An upserted row breaks a check of its table rule's data contract ({@code contract:}, ADR 0008
+   * §11); the detail names the check, the field and the value.
+   */
+  CONTRACT_VIOLATION("contract_violation"),
+  /**
    * Handling the event failed in a way no other reason covers (an unexpected exception while
    * reading or converting it, no catalog or storage failure): a defect in Firn, to be reported with
    * the payload. The detail names the exception.

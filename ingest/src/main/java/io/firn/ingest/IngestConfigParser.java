@@ -68,6 +68,9 @@ import java.util.regex.Pattern;
  *     upsert: true              # false: append (json only)
  *     timestamp-fields: [event_time]  # ISO-8601 with offset (or epoch millis) -> timestamptz
  *     schema-changes: evolve    # evolve | add-only (new columns only) | freeze (none)
+ *     contract:                 # checks of every upserted row; breaking one: contract_violation
+ *       - {name: positive_amount, field: amount, min: 0}  # or required: true, max, regex, enum,
+ *                                                        # max-length
  * checkpoint-interval: 10s
  * checkpoint-directory: firn-data/checkpoints  # local runs: where checkpoints are kept (ADR 0019)
  * checkpoints-retained: 3       # local runs: completed checkpoints kept per run (1-100)
@@ -128,7 +131,10 @@ public final class IngestConfigParser {
           "target-file-size",
           "upsert",
           "timestamp-fields",
-          "schema-changes");
+          "schema-changes",
+          "contract");
+  private static final List<String> CHECK_KEYS =
+      List.of("name", "field", "required", "min", "max", "regex", "enum", "max-length");
 
   private IngestConfigParser() {}
 
@@ -282,6 +288,92 @@ public final class IngestConfigParser {
           (int) integer(root, "metrics-port", IngestConfig.DEFAULT_METRICS_PORT, 0, 65_535);
       return new IngestConfig(
           source, catalog, settings, checkpoint, checkpoints(root), metricsPort);
+    }
+
+    /**
+     * A table rule's {@code contract}: a list of checks, each a name, a field and one condition.
+     */
+    private List<ContractCheck> contract(JsonNode node, String path) {
+      List<ContractCheck> checks = new ArrayList<>();
+      if (node == null || node.isNull()) {
+        return checks;
+      }
+      if (!node.isArray()) {
+        throw value(path, node.toString(), "must be a list of checks {name, field, <condition>}");
+      }
+      java.util.Set<String> names = new java.util.HashSet<>();
+      for (int i = 0; i < node.size(); i++) {
+        String key = path + "[" + i + "]";
+        JsonNode check = node.get(i);
+        object(check, key, CHECK_KEYS);
+        String name = text(check, key + ".name", null);
+        String field = text(check, key + ".field", null);
+        List<ContractCheck.Kind> kinds = new ArrayList<>();
+        for (ContractCheck.Kind kind : ContractCheck.Kind.values()) {
+          if (check.has(kind.key())) {
+            kinds.add(kind);
+          }
+        }
+        if (name == null || field == null || kinds.size() != 1) {
+          throw error(
+              key,
+              key
+                  + ": needs name, field and exactly one of required, min, max, regex, enum,"
+                  + " max-length");
+        }
+        if (!names.add(name)) {
+          throw value(key + ".name", name, "is the name of another check of this rule");
+        }
+        ContractCheck.Kind kind = kinds.get(0);
+        String at = key + "." + kind.key();
+        JsonNode condition = check.get(kind.key());
+        java.math.BigDecimal number = null;
+        String pattern = null;
+        List<String> values = List.of();
+        switch (kind) {
+          case REQUIRED -> {
+            if (!condition.isBoolean() || !condition.booleanValue()) {
+              throw value(at, condition.asText(), "must be true (leave the check out otherwise)");
+            }
+          }
+          case MIN, MAX -> {
+            if (!condition.isNumber()) {
+              throw value(at, condition.asText(), "must be a number");
+            }
+            number = condition.decimalValue();
+          }
+          case MAX_LENGTH -> {
+            if (!condition.canConvertToInt()
+                || !condition.isIntegralNumber()
+                || condition.intValue() < 0) {
+              throw value(
+                  at, condition.asText(), "must be a whole number of characters, 0 or more");
+            }
+            number = java.math.BigDecimal.valueOf(condition.intValue());
+          }
+          case REGEX -> {
+            pattern = condition.asText();
+            try {
+              Pattern.compile(pattern);
+            } catch (java.util.regex.PatternSyntaxException e) {
+              throw value(at, pattern, "not a regular expression: " + e.getDescription());
+            }
+          }
+          case ENUM -> {
+            values = names(condition, at);
+            if (values.isEmpty()) {
+              throw value(at, condition.toString(), "must list at least one value");
+            }
+          }
+          default -> throw new IllegalStateException("unknown check " + kind);
+        }
+        try {
+          checks.add(new ContractCheck(name, field, kind, number, pattern, values));
+        } catch (IllegalArgumentException e) {
+          throw error(key, key + ": " + e.getMessage());
+        }
+      }
+      return checks;
     }
 
     /** {@code routing.lower-case} and {@code routing.rename}: a list of {@code {match, table}}. */
@@ -552,6 +644,7 @@ public final class IngestConfigParser {
         } catch (IllegalArgumentException e) {
           throw value(key + ".schema-changes", changes, e.getMessage());
         }
+        List<ContractCheck> contract = contract(rule.get("contract"), key + ".contract");
         try {
           rules.add(
               new TableRule(
@@ -561,7 +654,8 @@ public final class IngestConfigParser {
                   targetFileSize,
                   upsert,
                   names(rule.get("timestamp-fields"), key + ".timestamp-fields"),
-                  schemaChanges));
+                  schemaChanges,
+                  contract));
         } catch (IllegalArgumentException e) {
           throw error(key, key + ": " + e.getMessage());
         }

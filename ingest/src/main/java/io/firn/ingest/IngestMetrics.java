@@ -39,6 +39,7 @@ final class IngestMetrics {
   private final Map<TableIdentifier, Counter> records = new HashMap<>();
   private final Map<TableIdentifier, Counter> schemaChanges = new HashMap<>();
   private final Map<TableIdentifier, Counter> specChanges = new HashMap<>();
+  private final Map<String, Counter> contractViolations = new HashMap<>();
   private final Map<DeadLetterReason, Counter> deadLetters = new EnumMap<>(DeadLetterReason.class);
   private final Counter tableCreations;
   // Events of one table often come in runs: skip the map lookup for them.
@@ -87,6 +88,23 @@ final class IngestMetrics {
   /** A schema change this subtask applied to {@code table}. */
   void schemaChange(TableIdentifier table) {
     tableCounter(schemaChanges, table, "ingest_schema_changes_total").inc();
+  }
+
+  /**
+   * A row that broke {@code check} ({@code <table>/<check>}) of a data contract. The series are
+   * bounded by the checks the configuration names (times the tables their rules match).
+   */
+  void contractViolation(String check) {
+    contractViolations
+        .computeIfAbsent(
+            check,
+            c -> {
+              int slash = c.indexOf('/');
+              return firn.addGroup("table", c.substring(0, slash))
+                  .addGroup("rule", c.substring(slash + 1))
+                  .counter("ingest_contract_violations_total");
+            })
+        .inc();
   }
 
   /** A partition spec change this subtask committed to {@code table}. */

@@ -209,6 +209,9 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
         write(routed, out);
       } else if (routing instanceof Routing.Rejected rejected) {
         metrics.deadLetter(rejected.reason());
+        if (rejected.check() != null) {
+          metrics.contractViolation(rejected.check());
+        }
         WriteShape shape = deadLetterShape();
         out.collect(
             shape.record(

@@ -40,7 +40,7 @@ public final class LocalMetricsReporter implements MetricReporter {
 
   /** Firn's labels (key/value groups below {@code firn}) and the two of Flink's that are kept. */
   private static final Set<String> LABELS =
-      Set.of("job_name", "subtask_index", "catalog", "namespace", "table", "reason");
+      Set.of("job_name", "subtask_index", "catalog", "namespace", "table", "reason", "rule");
 
   /** Series by name, then by their label text ({@code {a="b",...}}), in a stable order. */
   private final Map<String, Map<String, Metric>> series = new ConcurrentHashMap<>();

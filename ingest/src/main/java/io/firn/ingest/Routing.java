@@ -22,6 +22,15 @@ public sealed interface Routing {
       TableIdentifier table, Schema schema, RowData row, Set<String> keyFields, boolean delete)
       implements Routing {}
 
-  /** The event cannot be routed; {@code detail} names the field, the value and the rule. */
-  record Rejected(DeadLetterReason reason, String detail) implements Routing {}
+  /**
+   * The event cannot be routed; {@code detail} names the field, the value and the rule.
+   *
+   * @param check for a {@code contract_violation}: the table and the contract check it broke
+   *     ({@code <table>/<check>}), else null
+   */
+  record Rejected(DeadLetterReason reason, String detail, String check) implements Routing {
+    public Rejected(DeadLetterReason reason, String detail) {
+      this(reason, detail, null);
+    }
+  }
 }

@@ -223,6 +223,13 @@ final class TableRows {
    */
   Routing upsert(String name, JsonNode image, Map<String, DeclaredColumn> declared) {
     TableIdentifier table = identifier(name);
+    List<ContractCheck> contract = rule(name).contract();
+    if (!contract.isEmpty()) {
+      Routing.Rejected violation = checkContract(table, contract, image);
+      if (violation != null) {
+        return violation;
+      }
+    }
     Schema schema = schemas.get(table);
     if (schema != null) {
       // The common case: nothing new in this event.
@@ -251,6 +258,21 @@ final class TableRows {
     schema = resolver.resolve(table, wanted);
     schemas.put(table, schema);
     return toRow(table, schema, image, declared);
+  }
+
+  /** The first check of the table's data contract {@code image} breaks, or null. */
+  private static Routing.Rejected checkContract(
+      TableIdentifier table, List<ContractCheck> contract, JsonNode image) {
+    for (ContractCheck check : contract) {
+      String violation = check.violation(image);
+      if (violation != null) {
+        return new Routing.Rejected(
+            DeadLetterReason.CONTRACT_VIOLATION,
+            "contract check '" + check.name() + "' of " + table + ": " + violation,
+            table.name() + "/" + check.name());
+      }
+    }
+    return null;
   }
 
   /**

@@ -24,6 +24,7 @@ import java.util.regex.Pattern;
  *     {@code Z} (or epoch milliseconds) become {@code timestamptz} columns; nothing else is ever
  *     inferred as a timestamp
  * @param schemaChanges which changes of an existing table's schema events may cause
+ * @param contract the checks every upserted row image must pass ({@link ContractCheck})
  */
 public record TableRule(
     String match,
@@ -32,7 +33,8 @@ public record TableRule(
     Long targetFileSize,
     boolean upsert,
     List<String> timestampFields,
-    SchemaChanges schemaChanges)
+    SchemaChanges schemaChanges,
+    List<ContractCheck> contract)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -67,7 +69,28 @@ public record TableRule(
         SchemaChanges.EVOLVE);
   }
 
+  /** A rule without a data contract. */
+  public TableRule(
+      String match,
+      List<String> primaryKey,
+      List<PartitionCandidate> partitionCandidates,
+      Long targetFileSize,
+      boolean upsert,
+      List<String> timestampFields,
+      SchemaChanges schemaChanges) {
+    this(
+        match,
+        primaryKey,
+        partitionCandidates,
+        targetFileSize,
+        upsert,
+        timestampFields,
+        schemaChanges,
+        List.of());
+  }
+
   public TableRule {
+    contract = contract == null ? List.of() : List.copyOf(contract);
     timestampFields = List.copyOf(timestampFields);
     primaryKey = List.copyOf(primaryKey);
     partitionCandidates = List.copyOf(partitionCandidates);

@@ -255,7 +255,7 @@ class IngestConfigParserTest {
     assertError("tables:\n  - match: a\n    primary_key: [id]\n")
         .hasMessage(
             "f.yaml: line 3: unknown key 'tables[0].primary_key' (allowed: match, primary-key,"
-                + " partition-candidates, target-file-size, upsert, timestamp-fields, schema-changes)");
+                + " partition-candidates, target-file-size, upsert, timestamp-fields, schema-changes, contract)");
     assertError("format: json\nformat: debezium\n")
         .hasMessageStartingWith("f.yaml: line 2: not valid YAML: Duplicate field 'format'");
   }
@@ -444,5 +444,42 @@ class IngestConfigParserTest {
                 + " name) and table (the name, $1 for a group)");
     assertError("routing:\n  lower-case: maybe\n")
         .hasMessage("f.yaml: line 2: routing.lower-case = 'maybe': must be true or false");
+  }
+
+  @Test
+  void contractChecksParseAndBadOnesAreErrorsNamingTheKey() {
+    IngestConfig config =
+        IngestConfigParser.parse(
+            "tables:\n  - match: pay*\n    contract:\n"
+                + "      - {name: positive, field: amount, min: 0}\n"
+                + "      - {name: known, field: status, enum: [new, paid]}\n"
+                + "      - {name: has_amount, field: amount, required: true}\n",
+            "f.yaml");
+    assertThat(config.settings().table("payments").contract())
+        .extracting(ContractCheck::name, ContractCheck::kind)
+        .containsExactly(
+            org.assertj.core.api.Assertions.tuple("positive", ContractCheck.Kind.MIN),
+            org.assertj.core.api.Assertions.tuple("known", ContractCheck.Kind.ENUM),
+            org.assertj.core.api.Assertions.tuple("has_amount", ContractCheck.Kind.REQUIRED));
+
+    assertError(
+            "tables:\n  - match: a\n    contract:\n      - {name: x, field: f, min: 0, max: 1}\n")
+        .hasMessage(
+            "f.yaml: line 4: tables[0].contract[0]: needs name, field and exactly one of required,"
+                + " min, max, regex, enum, max-length");
+    assertError("tables:\n  - match: a\n    contract:\n      - {name: x, field: f, min: zero}\n")
+        .hasMessage("f.yaml: line 4: tables[0].contract[0].min = 'zero': must be a number");
+    assertError("tables:\n  - match: a\n    contract:\n      - {name: X-1, field: f, min: 0}\n")
+        .hasMessage(
+            "f.yaml: line 4: tables[0].contract[0]: name 'X-1' must match [a-z][a-z0-9_]{0,63}");
+    assertError(
+            "tables:\n  - match: a\n    contract:\n      - {name: x, field: f, min: 0}\n"
+                + "      - {name: x, field: g, max: 1}\n")
+        .hasMessage(
+            "f.yaml: line 5: tables[0].contract[1].name = 'x': is the name of another check of this"
+                + " rule");
+    assertError("tables:\n  - match: a\n    contract:\n      - {name: x, field: f, regex: '('}\n")
+        .hasMessageStartingWith(
+            "f.yaml: line 4: tables[0].contract[0].regex = '(': not a regular expression:");
   }
 }

@@ -256,4 +256,97 @@ class JsonEventRouterTest {
   private static TableRule rule(String match, SchemaChanges changes) {
     return new TableRule(match, List.of("id"), List.of(), null, true, List.of(), changes);
   }
+
+  @Test
+  void rowsThatBreakTheirTablesContractAreRefusedNamingTheCheck() {
+    List<ContractCheck> contract =
+        List.of(
+            new ContractCheck(
+                "has_amount", "amount", ContractCheck.Kind.REQUIRED, null, null, null),
+            new ContractCheck(
+                "positive",
+                "amount",
+                ContractCheck.Kind.MIN,
+                java.math.BigDecimal.ZERO,
+                null,
+                null),
+            new ContractCheck(
+                "capped",
+                "amount",
+                ContractCheck.Kind.MAX,
+                new java.math.BigDecimal("1000.5"),
+                null,
+                null),
+            new ContractCheck(
+                "sku_format", "sku", ContractCheck.Kind.REGEX, null, "[A-Z]{3}-\\d+", null),
+            new ContractCheck(
+                "known_status",
+                "status",
+                ContractCheck.Kind.ENUM,
+                null,
+                null,
+                List.of("new", "paid")),
+            new ContractCheck(
+                "short_note",
+                "note",
+                ContractCheck.Kind.MAX_LENGTH,
+                java.math.BigDecimal.valueOf(3),
+                null,
+                null));
+    JsonEventRouter checked =
+        new JsonEventRouter(
+            IngestSettings.defaults("events")
+                .withTables(
+                    List.of(
+                        new TableRule(
+                            "pay*",
+                            List.of("id"),
+                            List.of(),
+                            null,
+                            true,
+                            List.of(),
+                            SchemaChanges.EVOLVE,
+                            contract))),
+            id -> Optional.empty(),
+            TableRows.SchemaResolver.AS_INFERRED);
+    String prefix = "{\"event_type\":\"payments\",\"id\":1,";
+
+    assertThat(
+            checked.route(
+                prefix
+                    + "\"amount\":1000.5,\"sku\":\"ABC-1\",\"status\":\"paid\",\"note\":\"\u00e9t\u00e9\"}"))
+        .first()
+        .isInstanceOf(Routing.Routed.class);
+    Map<String, String> broken = new java.util.LinkedHashMap<>();
+    broken.put("\"sku\":\"A\"}", "has_amount: field 'amount' is absent or null");
+    broken.put("\"amount\":-0.01}", "positive: field 'amount' = -0.01 is below min 0");
+    broken.put("\"amount\":1001}", "capped: field 'amount' = 1001 is above max 1000.5");
+    broken.put("\"amount\":\"5\"}", "positive: field 'amount' = \"5\" is not a number");
+    broken.put(
+        "\"amount\":1,\"sku\":\"abc-1\"}",
+        "sku_format: field 'sku' = \"abc-1\" does not match [A-Z]{3}-\\d+");
+    broken.put(
+        "\"amount\":1,\"status\":\"lost\"}",
+        "known_status: field 'status' = \"lost\" is not one of [new, paid]");
+    broken.put(
+        "\"amount\":1,\"note\":\"four\"}",
+        "short_note: field 'note' is 4 characters long, above max-length 3");
+    for (Map.Entry<String, String> event : broken.entrySet()) {
+      String check = event.getValue().substring(0, event.getValue().indexOf(':'));
+      assertThat(checked.route(prefix + event.getKey()))
+          .as(event.getKey())
+          .containsExactly(
+              new Routing.Rejected(
+                  DeadLetterReason.CONTRACT_VIOLATION,
+                  "contract check '"
+                      + check
+                      + "' of events.payments: "
+                      + event.getValue().substring(check.length() + 2),
+                  "payments/" + check));
+    }
+    // Other tables have no contract; deletes are not checked.
+    assertThat(checked.route("{\"event_type\":\"orders\",\"id\":1}"))
+        .first()
+        .isInstanceOf(Routing.Routed.class);
+  }
 }
