@@ -190,6 +190,24 @@ class DebeziumSchemaIT {
         });
     String limitedWide = envelope(wide, "c", null, "{\"id\":3,\"n\":5000000000}", "limited");
     events.add(new String[] {"limited", limitedWide});
+    // A data contract (ADR 0008 §11): amounts not below 0, a known status.
+    String payment =
+        field("id", "int64", null, false, null)
+            + ","
+            + field("amount", "int64", null, true, null)
+            + ","
+            + field("status", "string", null, true, null);
+    events.add(
+        new String[] {
+          "payments",
+          envelope(payment, "c", null, "{\"id\":1,\"amount\":5,\"status\":\"paid\"}", "payments")
+        });
+    String negative =
+        envelope(payment, "c", null, "{\"id\":2,\"amount\":-1,\"status\":\"paid\"}", "payments");
+    events.add(new String[] {"payments", negative});
+    String unknownStatus =
+        envelope(payment, "c", null, "{\"id\":3,\"amount\":1,\"status\":\"lost\"}", "payments");
+    events.add(new String[] {"payments", unknownStatus});
     // A table made before: amount is double and day a string; they stay so.
     events.add(
         new String[] {
@@ -268,7 +286,12 @@ class DebeziumSchemaIT {
                     .containsExactlyInAnyOrder(
                         tuple("incompatible_type", poison),
                         tuple("schema_change_refused", frozenNote),
-                        tuple("schema_change_refused", limitedWide));
+                        tuple("schema_change_refused", limitedWide),
+                        tuple("contract_violation", negative),
+                        tuple("contract_violation", unknownStatus));
+                assertThat(IngestJobIT.readAll(catalog.loadTable(id("payments"))))
+                    .extracting(r -> r.getField("id"))
+                    .containsExactly(1L);
               });
 
       Table products = catalog.loadTable(id("products"));
@@ -514,6 +537,10 @@ class DebeziumSchemaIT {
             "tables:",
             "  - {match: frozen, schema-changes: freeze}",
             "  - {match: limited, schema-changes: add-only}",
+            "  - match: payments",
+            "    contract:",
+            "      - {name: not_negative, field: amount, min: 0}",
+            "      - {name: known_status, field: status, enum: [new, paid]}",
             "checkpoint-interval: 300ms",
             ""),
         "debezium-schema-it.yaml");

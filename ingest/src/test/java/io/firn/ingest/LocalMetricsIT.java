@@ -44,6 +44,9 @@ class LocalMetricsIT {
                 "  warehouse: '" + dir.resolve("warehouse") + "'",
                 "checkpoint-interval: 500ms",
                 "metrics-port: " + port,
+                "tables:",
+                "  - match: user_events",
+                "    contract: [{name: has_vip, field: vip, required: true}]",
                 ""),
             "local-metrics-it.yaml");
     assertThat(config.metricsPort()).isEqualTo(port);
@@ -78,6 +81,14 @@ class LocalMetricsIT {
                     .hasEntrySatisfying(
                         "firn_ingest_dead_letters_total{job_name=\"local-metrics-it\","
                             + "reason=\"unparseable_json\",subtask_index=\"0\"}",
+                        value -> assertThat(value).isGreaterThan(0))
+                    .hasEntrySatisfying(
+                        "firn_ingest_contract_violations_total{job_name=\"local-metrics-it\","
+                            + "rule=\"has_vip\",subtask_index=\"0\",table=\"user_events\"}",
+                        value -> assertThat(value).isGreaterThan(0))
+                    .hasEntrySatisfying(
+                        "firn_ingest_dead_letters_total{job_name=\"local-metrics-it\","
+                            + "reason=\"contract_violation\",subtask_index=\"0\"}",
                         value -> assertThat(value).isGreaterThan(0))
                     .hasEntrySatisfying(
                         "firn_ingest_table_creations_total{catalog=\"firn\","
