@@ -184,6 +184,34 @@ public final class PostgresInstance implements AutoCloseable {
     pg(60, "pg_ctl", "stop", "-D", data.toString(), "-m", "immediate", "-w");
   }
 
+  /**
+   * Makes the server hang without refusing anything: {@code SIGSTOP} to the postmaster and every
+   * backend, so that connections are accepted by the kernel and nothing answers them; {@link
+   * #resume} ends it.
+   */
+  public void pause() {
+    signal("-STOP");
+  }
+
+  /** Ends {@link #pause}: {@code SIGCONT} to the backends and the postmaster. */
+  public void resume() {
+    signal("-CONT");
+  }
+
+  private void signal(String signal) {
+    long postmaster;
+    try {
+      postmaster = Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    List<String> command = new ArrayList<>(List.of("kill", signal));
+    ProcessHandle.of(postmaster)
+        .ifPresent(p -> p.descendants().forEach(d -> command.add(Long.toString(d.pid()))));
+    command.add(Long.toString(postmaster));
+    run(command, 30);
+  }
+
   /** Starts the server again on the same port and data directory. */
   public void startServer() {
     pg(
