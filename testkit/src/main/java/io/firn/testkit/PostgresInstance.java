@@ -187,7 +187,7 @@ public final class PostgresInstance implements AutoCloseable {
   /**
    * Makes the server hang without refusing anything: {@code SIGSTOP} to the postmaster and every
    * backend, so that connections are accepted by the kernel and nothing answers them; {@link
-   * #resume} ends it.
+   * #resume} ends it. Does nothing while the server is stopped.
    */
   public void pause() {
     signal("-STOP");
@@ -199,6 +199,9 @@ public final class PostgresInstance implements AutoCloseable {
   }
 
   private void signal(String signal) {
+    if (!Files.exists(data.resolve("postmaster.pid"))) {
+      return; // Not running: nothing to pause or resume.
+    }
     long postmaster;
     try {
       postmaster = Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
@@ -209,7 +212,11 @@ public final class PostgresInstance implements AutoCloseable {
     ProcessHandle.of(postmaster)
         .ifPresent(p -> p.descendants().forEach(d -> command.add(Long.toString(d.pid()))));
     command.add(Long.toString(postmaster));
-    run(command, 30);
+    try {
+      run(command, 30);
+    } catch (IllegalStateException e) {
+      // A backend that exited since it was listed: kill signals the others all the same.
+    }
   }
 
   /** Starts the server again on the same port and data directory. */
