@@ -35,6 +35,11 @@ public class StateStoreConfiguration {
   @MinDuration(value = 10, unit = TimeUnit.MILLISECONDS)
   private Duration retryInterval = Duration.seconds(1);
 
+  /** How long stopping the server waits for the pending rows to reach the database. */
+  @NotNull
+  @MinDuration(value = 0, unit = TimeUnit.MILLISECONDS)
+  private Duration flushTimeout = Duration.seconds(15);
+
   @JsonProperty
   public String getUrl() {
     return url;
@@ -83,6 +88,16 @@ public class StateStoreConfiguration {
   @JsonProperty
   public void setRetryInterval(Duration retryInterval) {
     this.retryInterval = retryInterval;
+  }
+
+  @JsonProperty
+  public Duration getFlushTimeout() {
+    return flushTimeout;
+  }
+
+  @JsonProperty
+  public void setFlushTimeout(Duration flushTimeout) {
+    this.flushTimeout = flushTimeout;
   }
 
   /**

@@ -184,6 +184,41 @@ public final class PostgresInstance implements AutoCloseable {
     pg(60, "pg_ctl", "stop", "-D", data.toString(), "-m", "immediate", "-w");
   }
 
+  /**
+   * Makes the server hang without refusing anything: {@code SIGSTOP} to the postmaster and every
+   * backend, so that connections are accepted by the kernel and nothing answers them; {@link
+   * #resume} ends it. Does nothing while the server is stopped.
+   */
+  public void pause() {
+    signal("-STOP");
+  }
+
+  /** Ends {@link #pause}: {@code SIGCONT} to the backends and the postmaster. */
+  public void resume() {
+    signal("-CONT");
+  }
+
+  private void signal(String signal) {
+    if (!Files.exists(data.resolve("postmaster.pid"))) {
+      return; // Not running: nothing to pause or resume.
+    }
+    long postmaster;
+    try {
+      postmaster = Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    List<String> command = new ArrayList<>(List.of("kill", signal));
+    ProcessHandle.of(postmaster)
+        .ifPresent(p -> p.descendants().forEach(d -> command.add(Long.toString(d.pid()))));
+    command.add(Long.toString(postmaster));
+    try {
+      run(command, 30);
+    } catch (IllegalStateException e) {
+      // A backend that exited since it was listed: kill signals the others all the same.
+    }
+  }
+
   /** Starts the server again on the same port and data directory. */
   public void startServer() {
     pg(

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,17 +32,19 @@ import org.slf4j.LoggerFactory;
  * most the write that met it. Every write is one transaction.
  *
  * <p>The server's memory is the truth; the store mirrors the latest state of each row (ADR 0016).
- * When a write fails because the database does not answer, the store keeps that row's latest state
- * in memory (a newer write of the same row replaces it) and returns as if written; from then on
- * every write is kept that way, a background thread re-writes the kept rows every {@code
- * retryInterval} until the database answers, and {@link #status()} reports the outage (the health
- * check is red). A write the database answers with an error (a bad row, not a lost connection)
- * throws {@link StateStoreException} as before. Reads see the kept rows over the database's. {@link
- * RowWriter} does all of that.
+ * Writes are write-behind (ADR 0023): a write records the latest state of each row it changes in
+ * memory (a newer write of the same row replaces it, in the row's place) and returns at once,
+ * without the database; the store's writer thread writes the pending rows in the order they were
+ * first changed, in fenced transactions, outside any lock of the caller. When the database does not
+ * answer, the rows stay pending, the writer tries again every {@code retryInterval} and {@link
+ * #status()} reports the outage (the health check is red). A row the database answers with an error
+ * (a bad row, not a lost connection) is dropped, logged at ERROR with its key and counted, and the
+ * health check is red until a later state of that row is written. Reads see the pending rows over
+ * the database's. {@link RowWriter} does all of that; the start-up writes ({@link
+ * #failRunningProcesses}, the migrations) stay synchronous and throw.
  *
- * <p>Writes are serialized under one lock, so a row's writes reach the database in the order they
- * were made; reads run on their own pooled connections. Callers may hold their own locks while
- * calling in; the store never calls out.
+ * <p>Reads run on their own pooled connections. Callers may hold their own locks while calling in:
+ * a write never waits for the database; the store never calls out.
  */
 public final class StateStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StateStore.class);
@@ -49,11 +52,14 @@ public final class StateStore implements AutoCloseable {
   private final String url;
   private final ManagedDataSource dataSource;
   private final RowWriter writer;
+  private final Duration flushTimeout;
 
-  private StateStore(String url, ManagedDataSource dataSource, RowWriter writer) {
+  private StateStore(
+      String url, ManagedDataSource dataSource, RowWriter writer, Duration flushTimeout) {
     this.url = url;
     this.dataSource = dataSource;
     this.writer = writer;
+    this.flushTimeout = flushTimeout;
   }
 
   /**
@@ -83,8 +89,14 @@ public final class StateStore implements AutoCloseable {
     ManagedDataSource dataSource =
         configuration.dataSourceFactory().build(poolMetrics, "state-store");
     RowWriter writer =
-        new RowWriter(url, dataSource, configuration.getRetryInterval().toJavaDuration(), meters);
-    StateStore store = new StateStore(url, dataSource, writer);
+        new RowWriter(
+            url,
+            dataSource,
+            configuration.getRetryInterval().toJavaDuration(),
+            configuration.getFlushTimeout().toJavaDuration(),
+            meters);
+    StateStore store =
+        new StateStore(url, dataSource, writer, configuration.getFlushTimeout().toJavaDuration());
     try {
       dataSource.start();
       try (Connection connection = dataSource.getConnection()) {
@@ -164,7 +176,7 @@ public final class StateStore implements AutoCloseable {
     writer.write("save process " + p.processId(), List.of(new ProcessRows.Write(p)));
   }
 
-  /** Inserts or replaces task rows, in one transaction. */
+  /** Inserts or replaces task rows (written in order, in the writer's transactions). */
   public void saveTasks(List<TaskRecord> tasks) {
     if (tasks.isEmpty()) {
       return;
@@ -189,7 +201,8 @@ public final class StateStore implements AutoCloseable {
   /**
    * Marks every process still running as failed with the message, and its unfinished tasks as
    * cancelled, in one fenced transaction; used at start-up, when no process can still be running
-   * and the database has just answered (this write is not kept: it throws when it fails).
+   * and the database has just answered. Synchronous, unlike the other writes: it runs on the
+   * caller's thread after the pending rows and throws when it fails.
    *
    * @return the processes changed
    */
@@ -217,22 +230,37 @@ public final class StateStore implements AutoCloseable {
     }
   }
 
-  /** Every table's watcher columns, as stored; read at start-up. */
+  /**
+   * Waits until the database has every pending row, or {@code timeout} has passed.
+   *
+   * @return whether nothing is pending
+   */
+  public boolean flush(Duration timeout) {
+    return writer.flush(timeout);
+  }
+
+  /**
+   * Every table's watcher columns, as stored; read at start-up, after the pending rows are written
+   * (none are at start-up; waits up to the flush timeout).
+   */
   public List<TableRuntime> loadAll() {
+    writer.flush(flushTimeout);
     return read("load table_runtime", TableRuntimeRows::runtimes);
   }
 
   /**
-   * The optimizing state of every known table (rows the watcher created); read at start-up.
+   * The optimizing state of every known table (rows the watcher created); read at start-up, after
+   * the pending rows are written (as {@link #loadAll}).
    *
    * @throws UnknownStoredValueException for a state this version of Firn does not know
    */
   public List<TableStateRecord> loadTableStates() {
+    writer.flush(flushTimeout);
     return read("load the optimizing state of the tables", TableRuntimeRows::states);
   }
 
   /**
-   * The newest processes, newest first, kept rows included.
+   * The newest processes, newest first, pending rows included.
    *
    * @param catalog with namespace and table: only this table's; all three null for every table
    * @throws UnknownStoredValueException for a status this version of Firn does not know
@@ -240,7 +268,7 @@ public final class StateStore implements AutoCloseable {
   public List<ProcessRecord> processes(
       @Nullable String catalog, @Nullable String namespace, @Nullable String table, int limit) {
     ProcessRows.Filter filter = new ProcessRows.Filter(catalog, namespace, table);
-    List<ProcessRows.Write> unwritten = writer.kept(ProcessRows.Write.class);
+    List<ProcessRows.Write> unwritten = writer.pending(ProcessRows.Write.class);
     List<ProcessRecord> stored = read("read processes", c -> ProcessRows.newest(c, filter, limit));
     return ProcessRows.overlay(stored, unwritten, filter, limit);
   }
@@ -258,15 +286,15 @@ public final class StateStore implements AutoCloseable {
       LOG.debug("{}; using the kept rows only", e.getMessage());
       return ProcessRows.overlay(
           List.of(),
-          writer.kept(ProcessRows.Write.class),
+          writer.pending(ProcessRows.Write.class),
           new ProcessRows.Filter(catalog, namespace, table),
           limit);
     }
   }
 
-  /** One process, or null; a kept row wins over the stored one. */
+  /** One process, or null; a pending row wins over the stored one. */
   public @Nullable ProcessRecord process(String processId) {
-    for (ProcessRows.Write w : writer.kept(ProcessRows.Write.class)) {
+    for (ProcessRows.Write w : writer.pending(ProcessRows.Write.class)) {
       if (w.record().processId().equals(processId)) {
         return w.record();
       }
@@ -274,9 +302,9 @@ public final class StateStore implements AutoCloseable {
     return read("read process " + processId, c -> ProcessRows.byId(c, processId));
   }
 
-  /** The tasks of a process in task order, kept rows included. */
+  /** The tasks of a process in task order, pending rows included. */
   public List<TaskRecord> tasks(String processId) {
-    List<TaskRows.Write> unwritten = writer.kept(TaskRows.Write.class);
+    List<TaskRows.Write> unwritten = writer.pending(TaskRows.Write.class);
     List<TaskRecord> stored =
         read("read the tasks of " + processId, c -> TaskRows.ofProcess(c, processId));
     return TaskRows.overlay(stored, unwritten, processId);
@@ -285,14 +313,26 @@ public final class StateStore implements AutoCloseable {
   // ---------------------------------------------------------------- health
 
   /**
-   * Whether the database has every row.
+   * How the writes reach the database.
    *
-   * @param failingSince when writes started failing; null while the database has every row
-   * @param pendingRows rows only memory holds
+   * @param failingSince when writes started failing because the database did not answer; null while
+   *     it answers
+   * @param pendingRows rows only memory holds (changed, not written yet)
    * @param lastError the last failure, while failing
+   * @param refusedRows rows the database refused (an error, not an outage) whose state no later
+   *     write has brought to it
+   * @param lastRefused the latest refused row and the database's message; null when none
+   * @param writingSince when the transaction the writer waits for now started; null between
+   *     transactions
    */
   public record Status(
-      @Nullable Instant failingSince, int pendingRows, @Nullable String lastError) {
+      @Nullable Instant failingSince,
+      int pendingRows,
+      @Nullable String lastError,
+      int refusedRows,
+      @Nullable String lastRefused,
+      @Nullable Instant writingSince) {
+    /** Whether the database answers the writes (pending rows are on their way). */
     public boolean inSync() {
       return failingSince == null;
     }
@@ -312,8 +352,9 @@ public final class StateStore implements AutoCloseable {
   }
 
   /**
-   * Stops re-writing, tries once more to write the kept rows, and closes the pool. Rows the
-   * database still does not take are lost with the process: logged as an error with their count.
+   * Refuses writes from now on, writes the pending rows for up to the flush timeout, and closes the
+   * pool. Rows the database does not take by then are lost with the process: logged as an error
+   * with their count and keys.
    */
   @Override
   public void close() {

@@ -58,9 +58,7 @@ class StateStoreOutageIT {
         String admin = admin(first);
         String before = optimized(api, fixture, "before");
         assertThat(stateStoreHealth(admin)).containsEntry("healthy", true);
-        assertThat(
-                stored(url, "SELECT status FROM optimizing_process WHERE process_id = ?", before))
-            .containsExactly("succeeded");
+        awaitSucceededInTheDatabase(url, before);
 
         // The database goes away while a new table arrives and is optimized.
         pg.kill();
@@ -81,8 +79,10 @@ class StateStoreOutageIT {
         await()
             .atMost(30, TimeUnit.SECONDS)
             .pollInterval(Duration.ofMillis(200))
-            .until(() -> Boolean.TRUE.equals(stateStoreHealth(admin).get("healthy")));
-        assertThat(metric(admin, "firn_state_store_pending_rows")).isZero();
+            .until(
+                () ->
+                    Boolean.TRUE.equals(stateStoreHealth(admin).get("healthy"))
+                        && metric(admin, "firn_state_store_pending_rows") == 0);
         assertThat(
                 stored(url, "SELECT status FROM optimizing_process WHERE process_id = ?", during))
             .containsExactly("succeeded");
@@ -105,8 +105,7 @@ class StateStoreOutageIT {
         assertThat(pg.terminateSessions(DATABASE)).isPositive();
         fixture.generate("db", "after", spec(3));
         String after = optimized(api, fixture, "after");
-        assertThat(stored(url, "SELECT status FROM optimizing_process WHERE process_id = ?", after))
-            .containsExactly("succeeded");
+        awaitSucceededInTheDatabase(url, after);
         assertThat(metric(admin, "firn_state_store_outages_total")).isEqualTo(1.0);
         assertThat(stateStoreHealth(admin)).containsEntry("healthy", true);
 
@@ -219,6 +218,20 @@ class StateStoreOutageIT {
         .as("the health endpoint's status follows the checks: %s", answer.body())
         .isEqualTo(Boolean.TRUE.equals(state.get("healthy")) ? 200 : 500);
     return state;
+  }
+
+  /** Waits for a process's row to say succeeded: written behind the service (ADR 0023). */
+  private static void awaitSucceededInTheDatabase(String url, String process) {
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        stored(
+                            url,
+                            "SELECT status FROM optimizing_process WHERE process_id = ?",
+                            process))
+                    .containsExactly("succeeded"));
   }
 
   private static double metric(String admin, String name) {

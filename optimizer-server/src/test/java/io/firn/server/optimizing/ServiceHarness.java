@@ -78,12 +78,13 @@ final class ServiceHarness implements AutoCloseable {
       java.util.function.Consumer<OptimizingConfiguration> configure,
       Map<String, String> maintenance,
       String catalogImpl) {
-    this(dir, policyYaml, start, configure, maintenance, catalogImpl, Map.of(), true);
+    this(dir, policyYaml, start, configure, maintenance, catalogImpl, Map.of(), true, null);
   }
 
   /**
    * @param catalogProperties further properties of the service's catalog
    * @param shareCredentials whether registering workers are told the catalog's credentials
+   * @param ownStore the service's state store (closed with the harness); null: an in-memory H2 one
    */
   ServiceHarness(
       Path dir,
@@ -93,7 +94,8 @@ final class ServiceHarness implements AutoCloseable {
       Map<String, String> maintenance,
       String catalogImpl,
       Map<String, String> catalogProperties,
-      boolean shareCredentials) {
+      boolean shareCredentials,
+      StateStore ownStore) {
     this.clock = new MutableClock(start);
     String uri = "jdbc:sqlite:" + dir.resolve("catalog.db");
     String warehouse = dir.resolve("warehouse").toString();
@@ -103,7 +105,10 @@ final class ServiceHarness implements AutoCloseable {
                 "lake",
                 Map.of("type", "jdbc", "uri", uri, "warehouse", warehouse),
                 new Configuration());
-    this.store = StateStore.open("jdbc:h2:mem:" + UUID.randomUUID(), null, null);
+    this.store =
+        ownStore != null
+            ? ownStore
+            : StateStore.open("jdbc:h2:mem:" + UUID.randomUUID(), null, null);
     Map<String, String> properties = new java.util.LinkedHashMap<>(catalogProperties);
     if (catalogImpl != null) {
       properties.put(CatalogSettings.CATALOG_IMPL, catalogImpl);

@@ -42,7 +42,8 @@ class WithheldCredentialsTest {
             Map.of("dangling-deletes.enabled", "false"),
             SecretCheckingCatalog.class.getName(),
             Map.of(SecretCheckingCatalog.KEY, SecretCheckingCatalog.SECRET),
-            false)) {
+            false,
+            null)) {
       Map<String, Long> before =
           RowSets.read(
               harness

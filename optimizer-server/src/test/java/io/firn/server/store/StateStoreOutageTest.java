@@ -33,6 +33,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The state store against a PostgreSQL server this test starts, stops ({@code pg_ctl stop -m
@@ -60,6 +61,7 @@ class StateStoreOutageTest {
 
   @AfterEach
   void postgresIsUpAgain() {
+    pg.resume();
     if (!pg.isRunning()) {
       pg.startServer();
     }
@@ -80,6 +82,7 @@ class StateStoreOutageTest {
       store.saveProcess(process("p1", ProcessStatus.RUNNING, T0));
       store.saveTasks(List.of(task("p1", 0, TaskStatus.LEASED), task("p1", 1, TaskStatus.PENDING)));
       store.saveWorker(worker("w-1"));
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
       assertThat(health.execute().isHealthy()).isTrue();
       assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
           .containsExactly("p1 running");
@@ -103,6 +106,7 @@ class StateStoreOutageTest {
       store.deleteWorker("w-1");
       store.saveWorker(worker("w-2"));
 
+      await().atMost(10, TimeUnit.SECONDS).until(() -> !store.status().inSync());
       StateStore.Status down = store.status();
       assertThat(down.inSync()).isFalse();
       // tasks p1/0, p1/1, p2/0; processes p1, p2; tables a, b, c, gone; workers w-1, w-2.
@@ -125,8 +129,9 @@ class StateStoreOutageTest {
       assertThat(store.status().pendingRows()).isEqualTo(11);
 
       pg.startServer();
-      await().atMost(15, TimeUnit.SECONDS).until(() -> store.status().inSync());
-      assertThat(store.status().pendingRows()).isZero();
+      await()
+          .atMost(15, TimeUnit.SECONDS)
+          .until(() -> store.status().inSync() && store.status().pendingRows() == 0);
       assertThat(meters.get("firn.state.store.pending.rows").gauge().value()).isZero();
       assertThat(health.execute().isHealthy()).isTrue();
       assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
@@ -142,8 +147,9 @@ class StateStoreOutageTest {
               "a 1 optimizing false p2", "b 7 pending false null", "c 2 idle false null");
       assertThat(rows(url, "SELECT worker_id FROM optimizer_worker")).containsExactly("w-2");
 
-      // Back in sync, a write goes straight to the database again.
+      // Back in sync, a write reaches the database again.
       store.saveProcess(process("p2", ProcessStatus.SUCCEEDED, T0.plusSeconds(10)));
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
       assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
           .containsExactly("p1 succeeded", "p2 succeeded");
       assertThat(store.status().inSync()).isTrue();
@@ -175,10 +181,12 @@ class StateStoreOutageTest {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     try (StateStore store = open(url, Duration.ofMillis(100), meters)) {
       store.saveProcess(process("p1", ProcessStatus.RUNNING, T0));
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
       assertThat(pg.terminateSessions("terminated")).as("the pool's idle session").isPositive();
       // The pool checks the connection it lends, finds it closed and opens a new one.
       store.saveProcess(process("p1", ProcessStatus.SUCCEEDED, T0));
       store.saveTasks(List.of(task("p1", 0, TaskStatus.COMMITTED)));
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
       assertThat(store.status().inSync()).isTrue();
       assertThat(meters.get("firn.state.store.outages").counter().count()).isZero();
       assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
@@ -191,13 +199,15 @@ class StateStoreOutageTest {
   @Test
   void readsSeeKeptRowsAndClosingWritesThemWhenTheDatabaseAnswers() {
     String url = pg.createDatabase("kept");
-    // The retry thread never runs during this test: only reads and close() see the kept rows.
+    // The writer tries again only after an hour: only reads and close() see the kept rows.
     StateStore store = open(url, Duration.ofHours(1), new SimpleMeterRegistry());
     try {
       store.saveProcess(process("p1", ProcessStatus.RUNNING, T0));
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
       pg.kill();
       store.saveProcess(process("p1", ProcessStatus.SUCCEEDED, T0));
       store.saveTasks(List.of(task("p1", 0, TaskStatus.COMMITTED)));
+      await().atMost(10, TimeUnit.SECONDS).until(() -> !store.status().inSync());
       pg.startServer();
       // The database answers, but still has the older row; reads show the kept ones over it.
       assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
@@ -210,7 +220,7 @@ class StateStoreOutageTest {
       assertThat(store.tasks("p1"))
           .extracting(TaskRecord::status)
           .containsExactly(TaskStatus.COMMITTED);
-      // Until the kept rows are written, new writes are kept behind them (a row's order holds).
+      // Until the kept rows are written, new writes wait behind them (a row's order holds).
       store.saveProcess(process("p2", ProcessStatus.RUNNING, T0.plusSeconds(1)));
       assertThat(store.status().pendingRows()).isEqualTo(3);
       assertThat(rows(url, "SELECT process_id FROM optimizing_process")).containsExactly("p1");
@@ -227,9 +237,11 @@ class StateStoreOutageTest {
   }
 
   @Test
-  void aRowTheDatabaseRefusesStillThrows() {
+  void aRowTheDatabaseRefusesIsDroppedLoggedCountedAndTheHealthCheckSaysSoUntilItIsWritten() {
     String url = pg.createDatabase("refused");
-    try (StateStore store = open(url, Duration.ofMillis(100), new SimpleMeterRegistry())) {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    try (StateStore store = open(url, Duration.ofMillis(100), meters)) {
+      StateStoreHealthCheck health = new StateStoreHealthCheck(store);
       ProcessRecord noType =
           new ProcessRecord(
               "p1",
@@ -251,23 +263,140 @@ class StateStoreOutageTest {
               0,
               0,
               0);
-      assertThatThrownBy(() -> store.saveProcess(noType))
-          .isInstanceOf(StateStoreException.class)
-          .hasMessageContaining("cannot save process p1");
-      assertThat(store.status().inSync()).isTrue();
-      assertThat(store.status().pendingRows()).isZero();
+      // Written behind the caller (ADR 0023): the write returns; its row goes in a batch with a
+      // good one, which still reaches the database.
+      store.saveProcess(noType);
+      store.saveWorker(worker("w-1"));
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
+      StateStore.Status status = store.status();
+      assertThat(status.inSync()).isTrue();
+      assertThat(status.pendingRows()).isZero();
+      assertThat(status.refusedRows()).isEqualTo(1);
+      assertThat(status.lastRefused()).startsWith("process:p1: ");
+      assertThat(meters.get("firn.state.store.rows.dropped").counter().count()).isEqualTo(1);
+      assertThat(meters.get("firn.state.store.outages").counter().count()).isZero();
+      HealthCheck.Result red = health.execute();
+      assertThat(red.isHealthy()).isFalse();
+      assertThat(red.getMessage()).contains("refused 1 row(s)").contains("process:p1");
+      assertThat(rows(url, "SELECT process_id FROM optimizing_process")).isEmpty();
+      assertThat(rows(url, "SELECT worker_id FROM optimizer_worker")).containsExactly("w-1");
+
+      // The row's next state is written: the database has the row, the check is green again.
       store.saveProcess(process("p1", ProcessStatus.RUNNING, T0));
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
       assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
           .containsExactly("p1 running");
+      assertThat(store.status().refusedRows()).isZero();
+      assertThat(health.execute().isHealthy()).isTrue();
+    }
+  }
+
+  @Test
+  @Timeout(60)
+  void aHangingDatabaseHoldsUpNoWriteAndGetsEveryRowWhenItAnswersAgain() {
+    String url = pg.createDatabase("hanging");
+    StateStore store = open(url, Duration.ofMillis(100), new SimpleMeterRegistry());
+    try {
+      store.saveProcess(process("p1", ProcessStatus.RUNNING, T0));
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
+      pg.pause();
+      try {
+        // Before ADR 0023 the first of these waited for the database, with the caller's locks
+        // held, for as long as it hung (PostgreSQL's socketTimeout is unlimited by default).
+        long start = System.nanoTime();
+        store.saveProcess(process("p1", ProcessStatus.SUCCEEDED, T0));
+        store.saveTasks(
+            List.of(task("p1", 0, TaskStatus.COMMITTED), task("p1", 1, TaskStatus.COMMITTED)));
+        store.saveProcess(process("p2", ProcessStatus.RUNNING, T0.plusSeconds(10)));
+        for (int i = 0; i < 50; i++) {
+          store.saveTasks(List.of(task("p2", i, TaskStatus.PENDING)));
+        }
+        store.saveWorker(worker("w-1"));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+        // The writer is stuck in a transaction the database does not answer.
+        await().atMost(10, TimeUnit.SECONDS).until(() -> store.status().writingSince() != null);
+        assertThat(store.status().pendingRows()).isEqualTo(55);
+        // Reads served from the pending rows do not need the database either.
+        long read = System.nanoTime();
+        assertThat(store.process("p2").status()).isEqualTo(ProcessStatus.RUNNING);
+        assertThat(store.process("p1").status()).isEqualTo(ProcessStatus.SUCCEEDED);
+        assertThat(Duration.ofNanos(System.nanoTime() - read)).isLessThan(Duration.ofSeconds(1));
+      } finally {
+        pg.resume();
+      }
+      assertThat(store.flush(Duration.ofSeconds(30))).isTrue();
+      assertThat(rows(url, "SELECT process_id, status FROM optimizing_process"))
+          .containsExactly("p1 succeeded", "p2 running");
+      assertThat(rows(url, "SELECT count(*) FROM optimizing_task WHERE process_id = 'p2'"))
+          .containsExactly("50");
+    } finally {
+      store.close();
+    }
+    // A second store on the same database (the next server) reads every row.
+    try (StateStore again = open(url, Duration.ofMillis(100), new SimpleMeterRegistry())) {
+      assertThat(again.processes(null, null, null, 10))
+          .extracting(ProcessRecord::processId, ProcessRecord::status)
+          .containsExactly(
+              Tuple.tuple("p2", ProcessStatus.RUNNING), Tuple.tuple("p1", ProcessStatus.SUCCEEDED));
+      assertThat(again.tasks("p1"))
+          .extracting(TaskRecord::status)
+          .containsExactly(TaskStatus.COMMITTED, TaskStatus.COMMITTED);
+      assertThat(again.tasks("p2")).hasSize(50);
+    }
+  }
+
+  @Test
+  @Timeout(60)
+  void closingWritesWhatIsPendingAndGivesUpAfterTheFlushTimeout() throws Exception {
+    String url = pg.createDatabase("closing");
+    // More than one transaction's worth of rows, all pending when close() starts.
+    StateStore store = open(url, Duration.ofMillis(100), new SimpleMeterRegistry());
+    List<TaskRecord> tasks = new ArrayList<>();
+    for (int i = 0; i < RowWriter.BATCH * 2 + 1; i++) {
+      tasks.add(task("p1", i, TaskStatus.PENDING));
+    }
+    pg.pause();
+    try {
+      store.saveProcess(process("p1", ProcessStatus.RUNNING, T0));
+      store.saveTasks(tasks);
+    } finally {
+      pg.resume();
+    }
+    store.close();
+    assertThat(store.status().pendingRows()).isZero();
+    assertThat(rows(url, "SELECT count(*) FROM optimizing_task")).containsExactly("401");
+    assertThat(rows(url, "SELECT process_id FROM optimizing_process")).containsExactly("p1");
+    assertThatThrownBy(() -> store.saveProcess(process("p2", ProcessStatus.RUNNING, T0)))
+        .isInstanceOf(StateStoreException.class)
+        .hasMessageContaining("is closed");
+
+    // A database that hangs through the whole flush timeout: close() gives up, bounded.
+    StateStoreConfiguration configuration = configuration(url, Duration.ofMillis(100));
+    configuration.setFlushTimeout(io.dropwizard.util.Duration.seconds(1));
+    StateStore stuck =
+        StateStore.open(configuration, new MetricRegistry(), new SimpleMeterRegistry());
+    pg.pause();
+    try {
+      stuck.saveProcess(process("p1", ProcessStatus.SUCCEEDED, T0));
+      long start = System.nanoTime();
+      stuck.close();
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+      assertThat(stuck.status().pendingRows()).as("lost, and logged").isEqualTo(1);
+    } finally {
+      pg.resume();
     }
   }
 
   private static StateStore open(String url, Duration retry, SimpleMeterRegistry meters) {
+    return StateStore.open(configuration(url, retry), new MetricRegistry(), meters);
+  }
+
+  private static StateStoreConfiguration configuration(String url, Duration retry) {
     StateStoreConfiguration configuration = new StateStoreConfiguration();
     configuration.setUrl(url);
     configuration.setUser(pg.user());
     configuration.setRetryInterval(io.dropwizard.util.Duration.milliseconds(retry.toMillis()));
-    return StateStore.open(configuration, new MetricRegistry(), meters);
+    return configuration;
   }
 
   /** Each row of the query's result as its columns joined by spaces, in the database's order. */

@@ -19,6 +19,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -48,6 +49,7 @@ class StoredStatusTest {
       for (ProcessStatus status : ProcessStatus.values()) {
         store.saveProcess(process("p" + status.ordinal(), status));
       }
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
       assertThat(column(database, "SELECT status FROM optimizing_process ORDER BY process_id"))
           .containsExactly("running", "succeeded", "partial", "failed", "cancelled");
       for (ProcessStatus status : ProcessStatus.values()) {
@@ -66,6 +68,7 @@ class StoredStatusTest {
         StateStore store = database.open()) {
       store.saveTasks(
           Arrays.stream(TaskStatus.values()).map(s -> task("p1", s.ordinal(), s)).toList());
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
       assertThat(column(database, "SELECT status FROM optimizing_task ORDER BY task_number"))
           .containsExactly("pending", "leased", "succeeded", "committed", "failed", "cancelled");
       assertThat(store.tasks("p1"))
@@ -84,6 +87,7 @@ class StoredStatusTest {
         store.save(runtime(table));
         store.saveTableState(state(table, status));
       }
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
       assertThat(column(database, "SELECT state FROM table_runtime ORDER BY table_name"))
           .containsExactly("idle", "pending", "planning", "optimizing", "committing", "parked");
       assertThat(store.loadTableStates())
@@ -101,6 +105,7 @@ class StoredStatusTest {
       store.saveTasks(List.of(task("p1", 0, TaskStatus.PENDING)));
       store.save(runtime("t0"));
       store.saveTableState(state("t0", TableStatus.IDLE));
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
       // What a newer version, or a hand, could leave.
       database.execute(
           "UPDATE optimizing_process SET status = 'paused' WHERE process_id = 'p1'",
@@ -136,6 +141,7 @@ class StoredStatusTest {
     try (TestDatabase database = TestDatabase.create("h2", dir);
         StateStore store = database.open()) {
       store.saveProcess(process("p1", ProcessStatus.RUNNING));
+      assertThat(store.flush(Duration.ofSeconds(10))).isTrue();
       database.execute("UPDATE optimizing_process SET status = 'paused'");
       ResourceExtension.Builder builder =
           ResourceExtension.builder().addResource(new ProcessesResource(store));
