@@ -5,6 +5,7 @@ import io.firn.core.table.PartitionKey;
 import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.commit.Committer;
 import io.firn.worker.executor.TaskResult;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -71,6 +72,9 @@ final class ProcessCommitter {
     } finally {
       state.lock.unlock();
     }
+    if (!ready.isEmpty()) {
+      rowsBeforeCommit(process);
+    }
     List<CommitOutcome> outcomes =
         ready.isEmpty() ? List.of() : commit(process, ready, results, state.mayCommit);
     boolean finish;
@@ -93,6 +97,25 @@ final class ProcessCommitter {
     }
     if (finish) {
       finish(process);
+    }
+  }
+
+  /** How long a commit waits for the process's rows to reach the state store first. */
+  private static final Duration ROWS_BEFORE_COMMIT = Duration.ofSeconds(5);
+
+  /**
+   * Waits (outside the lock, bounded) until the state store has written what is pending, the
+   * process's own row among it, so that no Iceberg snapshot names a process the store does not know
+   * (ADR 0023). During a store outage the commit goes ahead after the wait, as before (ADR 0016).
+   */
+  private void rowsBeforeCommit(OptimizingProcess process) {
+    if (!state.store.flush(ROWS_BEFORE_COMMIT)) {
+      LOG.warn(
+          "{}: committing process {} before the state store wrote its rows ({} pending): the"
+              + " database does not answer",
+          process.table.qualified(),
+          process.id,
+          state.store.status().pendingRows());
     }
   }
 
@@ -212,6 +235,7 @@ final class ProcessCommitter {
     boolean sharedSkipped =
         !process.plan.sharedDeletesToRemove().isEmpty() && !state.mayCommit.getAsBoolean();
     if (!process.plan.sharedDeletesToRemove().isEmpty() && !sharedSkipped) {
+      rowsBeforeCommit(process);
       try {
         shared = new Committer().commitShared(process.iceberg, process.plan, committed, process.id);
       } catch (RuntimeException e) {
