@@ -11,9 +11,19 @@ import org.junit.jupiter.api.Test;
 
 /** {@code docs/metrics.md} follows DESIGN §4.4 and covers every metric the kit uses. */
 class MetricCatalogueTest {
+  // rule: a data-contract check's name, bounded by the checks the ingest configuration names.
   private static final Set<String> LABELS =
       Set.of(
-          "catalog", "namespace", "table", "type", "result", "group", "window", "state", "reason");
+          "catalog",
+          "namespace",
+          "table",
+          "type",
+          "result",
+          "group",
+          "window",
+          "state",
+          "reason",
+          "rule");
   private static final Set<String> TYPES = Set.of("counter", "gauge", "summary", "histogram");
   private static final List<String> RESERVED_SUFFIXES =
       List.of("_created", "_info", "_bucket", "_count", "_sum");
