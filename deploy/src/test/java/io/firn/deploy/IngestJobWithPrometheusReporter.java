@@ -69,7 +69,34 @@ final class IngestJobWithPrometheusReporter implements AutoCloseable {
     IngestJob.addSink(
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "firn-sample-events"),
         IngestJob.catalogLoader(catalog),
-        IngestSettings.defaults("sales"),
+        // Every catalogued ingest series must appear: user_events is an append table partitioned
+        // by loyalty_tier once that field arrives (a spec change), and order_events has a contract
+        // its growing amounts break.
+        IngestSettings.defaults("sales")
+            .withTables(
+                java.util.List.of(
+                    new io.firn.ingest.TableRule(
+                        "user_events",
+                        java.util.List.of("id"),
+                        java.util.List.of(io.firn.ingest.PartitionCandidate.parse("loyalty_tier")),
+                        null,
+                        false),
+                    new io.firn.ingest.TableRule(
+                        "order_events",
+                        java.util.List.of("id"),
+                        java.util.List.of(),
+                        null,
+                        true,
+                        java.util.List.of(),
+                        io.firn.ingest.SchemaChanges.EVOLVE,
+                        java.util.List.of(
+                            new io.firn.ingest.ContractCheck(
+                                "amount_below_50",
+                                "amount",
+                                io.firn.ingest.ContractCheck.Kind.MAX,
+                                java.math.BigDecimal.valueOf(50),
+                                null,
+                                null))))),
         Map.of());
     return new IngestJobWithPrometheusReporter(env.executeAsync(JOB_NAME), port);
   }
