@@ -74,4 +74,9 @@ public enum DeadLetterReason {
   public String code() {
     return code;
   }
+
+  /** Every code, in declaration order. */
+  public static java.util.List<String> codes() {
+    return java.util.Arrays.stream(values()).map(DeadLetterReason::code).toList();
+  }
 }

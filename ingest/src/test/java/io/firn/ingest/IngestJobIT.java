@@ -17,11 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
@@ -241,21 +237,7 @@ class IngestJobIT {
    */
   private CatalogLoader runListed(List<String> events, IngestSettings settings) throws Exception {
     CatalogLoader loader = IngestJob.catalogLoader(catalogSettings());
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.setParallelism(2);
-    env.enableCheckpointing(200);
-    DataGeneratorSource<IngestEvent> source =
-        new DataGeneratorSource<>(
-            new ListedEvents(events),
-            events.size(),
-            RateLimiterStrategy.perSecond(150),
-            TypeInformation.of(IngestEvent.class));
-    IngestJob.addSink(
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "listed").setParallelism(1),
-        loader,
-        settings,
-        Map.of());
-    env.execute("ingest-listed-it");
+    ListedEvents.runJob(events, settings, loader, 150, "ingest-listed-it");
     return loader;
   }
 

@@ -1,5 +1,10 @@
 package org.apache.iceberg.flink.sink.dynamic;
 
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -15,8 +20,17 @@ import org.apache.flink.util.OutputTag;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SnapshotRef;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.FlinkWriteConf;
 import org.apache.iceberg.flink.FlinkWriteOptions;
+import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
+import org.apache.iceberg.flink.sink.SinkUtil;
+import org.apache.iceberg.io.TaskWriter;
+import org.apache.iceberg.io.WriteResult;
 
 /**
  * Firn's way into Iceberg's dynamic sink (Iceberg 1.11.0) without the sink's per-record {@code
@@ -120,6 +134,112 @@ public final class FirnDynamicSink {
             .uid(uidPrefix + "--sink");
     result.setParallelism(writeParallelism);
     return result;
+  }
+
+  /**
+   * One record of the router's output as it arrives through Flink's serializer (which makes the
+   * sink's internal record, not a {@link Record}): its table and its row in one of the table's
+   * schemas.
+   */
+  public static final class Routed {
+    private final DynamicRecordInternal internal;
+
+    private Routed(DynamicRecordInternal internal) {
+      this.internal = internal;
+    }
+
+    /** {@code element}, an element of a stream of {@link #recordType}, seen as a record. */
+    public static Routed of(Object element) {
+      return new Routed((DynamicRecordInternal) element);
+    }
+
+    /** The table's identifier as text ({@code namespace.table}). */
+    public String tableName() {
+      return internal.tableName();
+    }
+
+    public Schema schema() {
+      return internal.schema();
+    }
+
+    public RowData row() {
+      return internal.rowData();
+    }
+  }
+
+  /**
+   * The sink's writers without Flink around them, for one process that commits what it wrote itself
+   * (the replay of dead letters, ADR 0008 §12): the router's records in, one {@link WriteResult}
+   * per table out, each written exactly as the sink's writer writes it (one task writer per table,
+   * schema, spec and key, with the table's write properties).
+   */
+  public static final class Writers implements AutoCloseable {
+    private final Catalog catalog;
+    private final Map<String, String> writeOptions = writeOptions(1);
+    private final Map<WriterKey, TaskWriter<RowData>> writers = new LinkedHashMap<>();
+    private final Map<String, Table> tables = new HashMap<>();
+
+    private record WriterKey(
+        String table, int schemaId, int specId, boolean upsert, Set<Integer> equalityFields) {}
+
+    public Writers(Catalog catalog) {
+      this.catalog = catalog;
+    }
+
+    /** Writes {@code routed} with the writer of its table, schema, spec and key. */
+    public void write(Routed routed) throws IOException {
+      DynamicRecordInternal record = routed.internal;
+      WriterKey key =
+          new WriterKey(
+              record.tableName(),
+              record.schema().schemaId(),
+              record.spec().specId(),
+              record.upsertMode(),
+              record.equalityFields());
+      TaskWriter<RowData> writer = writers.get(key);
+      if (writer == null) {
+        Table table =
+            tables.computeIfAbsent(
+                record.tableName(), name -> catalog.loadTable(TableIdentifier.parse(name)));
+        FlinkWriteConf conf = new FlinkWriteConf(table, writeOptions, new Configuration());
+        RowDataTaskWriterFactory factory =
+            new RowDataTaskWriterFactory(
+                () -> table,
+                FlinkSchemaUtil.convert(record.schema()),
+                conf.targetDataFileSize(),
+                conf.dataFileFormat(),
+                SinkUtil.writeProperties(conf.dataFileFormat(), conf, table),
+                new ArrayList<>(record.equalityFields()),
+                record.upsertMode(),
+                record.schema(),
+                record.spec());
+        factory.initialize(0, 0);
+        writer = factory.create();
+        writers.put(key, writer);
+      }
+      writer.write(record.rowData());
+    }
+
+    /** Closes every writer and returns, per table name, the files it wrote. */
+    public Map<String, List<WriteResult>> complete() throws IOException {
+      Map<String, List<WriteResult>> results = new LinkedHashMap<>();
+      for (Map.Entry<WriterKey, TaskWriter<RowData>> entry : writers.entrySet()) {
+        results
+            .computeIfAbsent(entry.getKey().table(), table -> new ArrayList<>())
+            .add(entry.getValue().complete());
+      }
+      writers.clear();
+      return results;
+    }
+
+    /** Aborts every writer still open: deletes the files it wrote. */
+    @Override
+    public void close() throws IOException {
+      for (TaskWriter<RowData> writer : writers.values()) {
+        writer.abort();
+      }
+      writers.clear();
+    }
   }
 
   private static Map<String, String> writeOptions(int writeParallelism) {
