@@ -11,4 +11,9 @@ import java.util.List;
 public interface EventRouter {
 
   List<Routing> route(String payload);
+
+  /** What to write for {@code event}; routers that care where it came from override this. */
+  default List<Routing> route(IngestEvent event) {
+    return route(event.payload());
+  }
 }

@@ -47,6 +47,8 @@ import java.util.regex.Pattern;
  *   parallelism: 1              #   kafka: source readers (default 1, see ADR 0008)
  *   properties: {}              #   kafka: further consumer properties
  * format: json                  # json | debezium
+ * format-by-topic:              # Kafka: other formats for some topics, first match wins
+ *   - {match: 'pg\\.shop\\..*', format: debezium}  # routing-field: the format's default unless set
  * catalog:                      # default: SQLite file firn-data/catalog.db, warehouse firn-data/warehouse
  *   name: firn
  *   type: jdbc                  # jdbc | hadoop | rest | custom; inferred from uri when absent
@@ -93,6 +95,7 @@ public final class IngestConfigParser {
       List.of(
           "source",
           "format",
+          "format-by-topic",
           "catalog",
           "namespace",
           "routing",
@@ -103,6 +106,7 @@ public final class IngestConfigParser {
           "dead-letter-table",
           "write-parallelism",
           "metrics-port");
+  private static final List<String> TOPIC_FORMAT_KEYS = List.of("match", "format", "routing-field");
   private static final List<String> GENERATOR_KEYS =
       List.of(
           "type", "profile", "events", "rate", "v2-after", "new-type-after", "seed", "bad-every");
@@ -237,6 +241,12 @@ public final class IngestConfigParser {
       object(root, "", ROOT_KEYS);
       EventFormat format = format(root.get("format"));
       IngestConfig.Source source = source(root.get("source"), format);
+      List<TopicFormat> topicFormats = topicFormats(root.get("format-by-topic"));
+      if (!topicFormats.isEmpty() && !(source instanceof IngestConfig.KafkaSource)) {
+        throw error(
+            "format-by-topic",
+            "format-by-topic: chooses a format per Kafka topic; the source is not Kafka");
+      }
       CatalogSettings catalog = catalog(root.get("catalog"));
       String namespace = text(root, "namespace", "events");
       JsonNode routing = root.get("routing");
@@ -254,7 +264,10 @@ public final class IngestConfigParser {
         fixedTable = text(routing, "routing.table", null);
         tableNames = tableNames(routing);
       }
-      List<TableRule> tables = tables(root.get("tables"), format);
+      boolean appendsAllowed =
+          format == EventFormat.JSON
+              || topicFormats.stream().anyMatch(f -> f.format() == EventFormat.JSON);
+      List<TableRule> tables = tables(root.get("tables"), appendsAllowed);
       Duration checkpoint = duration(root, "checkpoint-interval", Duration.ofSeconds(10));
       String deadLetters = text(root, "dead-letter-table", "dead_letters");
       int writeParallelism = (int) integer(root, "write-parallelism", 2, 1, 1024);
@@ -283,7 +296,8 @@ public final class IngestConfigParser {
               deadLetters,
               writeParallelism,
               format,
-              tableNames);
+              tableNames,
+              topicFormats);
       int metricsPort =
           (int) integer(root, "metrics-port", IngestConfig.DEFAULT_METRICS_PORT, 0, 65_535);
       return new IngestConfig(
@@ -593,7 +607,49 @@ public final class IngestConfigParser {
       }
     }
 
-    private List<TableRule> tables(JsonNode node, EventFormat format) {
+    /** {@code format-by-topic}: per topic pattern, the format (and routing field) of its events. */
+    private List<TopicFormat> topicFormats(JsonNode node) {
+      List<TopicFormat> formats = new ArrayList<>();
+      if (node == null || node.isNull()) {
+        return formats;
+      }
+      if (!node.isArray()) {
+        throw value(
+            "format-by-topic", node.toString(), "must be a list of {match, format, routing-field}");
+      }
+      for (int i = 0; i < node.size(); i++) {
+        String key = "format-by-topic[" + i + "]";
+        JsonNode entry = node.get(i);
+        object(entry, key, TOPIC_FORMAT_KEYS);
+        String match = text(entry, key + ".match", null);
+        String name = text(entry, key + ".format", null);
+        if (match == null || name == null) {
+          throw error(
+              key,
+              key
+                  + ": needs match (a regular expression on the whole topic name) and format"
+                  + " (json or debezium)");
+        }
+        EventFormat format = null;
+        for (EventFormat candidate : EventFormat.values()) {
+          if (candidate.configName().equals(name)) {
+            format = candidate;
+          }
+        }
+        if (format == null) {
+          throw value(key + ".format", name, "must be one of json, debezium");
+        }
+        try {
+          java.util.regex.Pattern.compile(match);
+        } catch (java.util.regex.PatternSyntaxException e) {
+          throw value(key + ".match", match, "not a regular expression: " + e.getDescription());
+        }
+        formats.add(new TopicFormat(match, format, text(entry, key + ".routing-field", null)));
+      }
+      return formats;
+    }
+
+    private List<TableRule> tables(JsonNode node, boolean appendsAllowed) {
       List<TableRule> rules = new ArrayList<>();
       if (node == null || node.isNull()) {
         return rules;
@@ -624,9 +680,12 @@ public final class IngestConfigParser {
           }
         }
         boolean upsert = bool(rule, key + ".upsert", true);
-        if (!upsert && format == EventFormat.DEBEZIUM) {
+        if (!upsert && !appendsAllowed) {
           throw value(
-              key + ".upsert", "false", "debezium change events need upserts (format: debezium)");
+              key + ".upsert",
+              "false",
+              "debezium change events need upserts (format: debezium, and no json topic in"
+                  + " format-by-topic)");
         }
         List<PartitionCandidate> candidates = new ArrayList<>();
         for (String candidate :

@@ -230,7 +230,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
    */
   private List<Routing> route(IngestEvent event) {
     try {
-      List<Routing> routings = router.route(event.payload());
+      List<Routing> routings = router.route(event);
       for (Routing routing : routings) {
         if (routing instanceof Routing.Routed routed) {
           shape(routed.table(), routed.schema());

@@ -23,6 +23,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param format how payloads are read (plain JSON or Debezium-style CDC)
  * @param tableNames how a routed name (the routing field's value or {@code source.table}) becomes
  *     the table's name
+ * @param topicFormats other formats for the events of some Kafka topics, first match wins; events
+ *     of other topics are read in {@code format} with {@code routingField}
  */
 public record IngestSettings(
     String namespace,
@@ -32,7 +34,8 @@ public record IngestSettings(
     String deadLetterTable,
     int writeParallelism,
     EventFormat format,
-    TableNames tableNames)
+    TableNames tableNames,
+    List<TopicFormat> topicFormats)
     implements Serializable {
 
   private static final long serialVersionUID = 1L;
@@ -60,8 +63,31 @@ public record IngestSettings(
         TableNames.AS_IS);
   }
 
+  /** Settings that read every event in {@code format}. */
+  public IngestSettings(
+      String namespace,
+      String routingField,
+      String fixedTable,
+      List<TableRule> tables,
+      String deadLetterTable,
+      int writeParallelism,
+      EventFormat format,
+      TableNames tableNames) {
+    this(
+        namespace,
+        routingField,
+        fixedTable,
+        tables,
+        deadLetterTable,
+        writeParallelism,
+        format,
+        tableNames,
+        List.of());
+  }
+
   public IngestSettings {
     tables = List.copyOf(tables);
+    topicFormats = topicFormats == null ? List.of() : List.copyOf(topicFormats);
     if (tableNames == null) {
       tableNames = TableNames.AS_IS;
     }
@@ -114,7 +140,8 @@ public record IngestSettings(
         deadLetterTable,
         writeParallelism,
         format,
-        tableNames);
+        tableNames,
+        topicFormats);
   }
 
   /** These settings with another event format. */
@@ -127,7 +154,8 @@ public record IngestSettings(
         deadLetterTable,
         writeParallelism,
         newFormat,
-        tableNames);
+        tableNames,
+        topicFormats);
   }
 
   /** These settings with another routing field (null: change events by source.table only). */
@@ -140,7 +168,8 @@ public record IngestSettings(
         deadLetterTable,
         writeParallelism,
         format,
-        tableNames);
+        tableNames,
+        topicFormats);
   }
 
   /** These settings with another mapping of routed names to table names. */
@@ -153,7 +182,22 @@ public record IngestSettings(
         deadLetterTable,
         writeParallelism,
         format,
-        names);
+        names,
+        topicFormats);
+  }
+
+  /** These settings with other formats for the events of some Kafka topics. */
+  public IngestSettings withTopicFormats(List<TopicFormat> formats) {
+    return new IngestSettings(
+        namespace,
+        routingField,
+        fixedTable,
+        tables,
+        deadLetterTable,
+        writeParallelism,
+        format,
+        tableNames,
+        formats);
   }
 
   /** The settings of the table named {@code table}: the first matching rule, else the default. */
@@ -179,9 +223,18 @@ public record IngestSettings(
    */
   EventRouter router(
       Function<TableIdentifier, Optional<Schema>> schemaLoader, TableRows.SchemaResolver resolver) {
-    return switch (format) {
-      case JSON -> new JsonEventRouter(this, schemaLoader, resolver);
-      case DEBEZIUM -> new DebeziumEventRouter(this, schemaLoader, resolver);
+    TableRows rows = new TableRows(this, schemaLoader, resolver);
+    if (topicFormats.isEmpty()) {
+      return router(format, rows);
+    }
+    return new TopicFormatRouter(this, rows);
+  }
+
+  /** The router of these settings' {@code format}, writing through {@code rows}. */
+  EventRouter router(EventFormat eventFormat, TableRows rows) {
+    return switch (eventFormat) {
+      case JSON -> new JsonEventRouter(this, rows);
+      case DEBEZIUM -> new DebeziumEventRouter(this, rows);
     };
   }
 }

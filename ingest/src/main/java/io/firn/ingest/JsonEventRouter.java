@@ -28,8 +28,16 @@ public final class JsonEventRouter implements EventRouter {
       IngestSettings settings,
       Function<TableIdentifier, Optional<Schema>> schemaLoader,
       TableRows.SchemaResolver resolver) {
+    this(settings, new TableRows(settings, schemaLoader, resolver));
+  }
+
+  /**
+   * @param rows the routed tables' schemas and rows, shared by every router of the job's subtask
+   *     (one schema cache per table, whatever format its events come in)
+   */
+  JsonEventRouter(IngestSettings settings, TableRows rows) {
     this.settings = settings;
-    this.rows = new TableRows(settings, schemaLoader, resolver);
+    this.rows = rows;
   }
 
   @Override

@@ -401,6 +401,109 @@ class DebeziumSchemaIT {
     }
   }
 
+  @Test
+  void oneJobReadsChangeEventTopicsAndAJsonLogTopicIntoSharedTables() throws Exception {
+    // Debezium's topic per table next to an application's JSON log topic, in one job
+    // (format-by-topic); a JSON event may upsert the table change events keep too.
+    KafkaBroker kafka = KAFKA.broker();
+    kafka.createTopic("pg.mix.customers", 1);
+    kafka.createTopic("pg.mix.app_logs", 1);
+    kafka.createTopic("app.logs", 1);
+    IngestConfig config =
+        IngestConfigParser.parse(
+            String.join(
+                "\n",
+                "source:",
+                "  type: kafka",
+                "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
+                "  topic-pattern: 'pg\\.mix\\..*|app\\.logs'",
+                "  group-id: firn-mixed-formats-it",
+                "  starting-offsets: earliest",
+                "format: json",
+                "format-by-topic:",
+                "  - {match: 'pg\\.mix\\..*', format: debezium}",
+                "catalog:",
+                "  uri: 'jdbc:sqlite:" + dir.resolve("catalog.db") + "'",
+                "  warehouse: '" + dir.resolve("warehouse") + "'",
+                "tables:",
+                "  - {match: app_logs, upsert: false}",
+                "checkpoint-interval: 300ms",
+                ""),
+            "mixed-formats-it.yaml");
+    Catalog catalog = IngestJob.catalogLoader(config.catalog()).loadCatalog();
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(1);
+    IngestJob.build(env, config);
+    String customer =
+        field("id", "int64", null, false, null) + "," + field("name", "string", null, true, null);
+    String intoLogs = envelope(customer, "c", null, "{\"id\":5,\"name\":\"x\"}", "app_logs");
+    List<String[]> events =
+        List.of(
+            new String[] {
+              "pg.mix.customers",
+              envelope(customer, "c", null, "{\"id\":1,\"name\":\"a\"}", "customers")
+            },
+            new String[] {
+              "pg.mix.customers",
+              envelope(customer, "c", null, "{\"id\":2,\"name\":\"c\"}", "customers")
+            },
+            new String[] {"app.logs", "{\"event_type\":\"app_logs\",\"id\":1,\"msg\":\"up\"}"},
+            new String[] {
+              "pg.mix.customers",
+              envelope(
+                  customer,
+                  "u",
+                  "{\"id\":1,\"name\":\"a\"}",
+                  "{\"id\":1,\"name\":\"b\"}",
+                  "customers")
+            },
+            new String[] {"app.logs", "{\"event_type\":\"app_logs\",\"id\":1,\"msg\":\"again\"}"},
+            new String[] {
+              "pg.mix.customers",
+              envelope(customer, "d", "{\"id\":2,\"name\":\"c\"}", null, "customers")
+            },
+            new String[] {"app.logs", "{\"event_type\":\"customers\",\"id\":9,\"name\":\"json\"}"},
+            new String[] {"pg.mix.app_logs", intoLogs},
+            new String[] {"app.logs", "{\"event_type\":\"app_logs\",\"id\":2,\"msg\":\"down\"}"});
+    try (KafkaProducer<String, String> producer = kafka.producer()) {
+      for (String[] event : events) {
+        producer.send(new ProducerRecord<>(event[0], "k", event[1])).get();
+      }
+    }
+    JobClient job = env.executeAsync("mixed-formats-it");
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .ignoreExceptions()
+          .untilAsserted(
+              () -> {
+                assertThat(IngestJobIT.readAll(catalog.loadTable(id("customers"))))
+                    .extracting(r -> r.getField("id"), r -> r.getField("name"))
+                    .containsExactlyInAnyOrder(tuple(1L, "b"), tuple(9L, "json"));
+                assertThat(IngestJobIT.readAll(catalog.loadTable(id("app_logs"))))
+                    .extracting(r -> r.getField("id"), r -> r.getField("msg"))
+                    .containsExactlyInAnyOrder(
+                        tuple(1L, "up"), tuple(1L, "again"), tuple(2L, "down"));
+                assertThat(IngestJobIT.readAll(catalog.loadTable(id("dead_letters"))))
+                    .extracting(
+                        r -> r.getField("reason"),
+                        r -> r.getField("payload"),
+                        r -> r.getField("source_position"))
+                    .containsExactly(tuple("invalid_table_name", intoLogs, "pg.mix.app_logs/0/0"));
+              });
+      assertThat(
+              IngestJobIT.readAll(catalog.loadTable(id("dead_letters"))).get(0).getField("detail"))
+          .isEqualTo(
+              "a change event of topic 'pg.mix.app_logs' routes to events.app_logs, an append"
+                  + " table (its rule says upsert: false); change events need an upsert table");
+      assertThat(catalog.loadTable(id("customers")).schema().identifierFieldNames())
+          .containsExactly("id");
+    } finally {
+      job.cancel().get();
+    }
+  }
+
   /** A row of products as Iceberg's generic reader returns it (binary as a ByteBuffer). */
   private record Row(
       int id,

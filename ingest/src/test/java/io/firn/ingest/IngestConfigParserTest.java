@@ -245,7 +245,7 @@ class IngestConfigParserTest {
   void unknownKeysAreErrorsNamingTheKey() {
     assertError("sourc: {}\n")
         .hasMessage(
-            "f.yaml: line 1: unknown key 'sourc' (allowed: source, format, catalog, namespace, routing,"
+            "f.yaml: line 1: unknown key 'sourc' (allowed: source, format, format-by-topic, catalog, namespace, routing,"
                 + " tables, checkpoint-interval, checkpoint-directory, checkpoints-retained,"
                 + " dead-letter-table, write-parallelism, metrics-port)");
     assertError("source: {type: generator, topics: [a]}\n")
@@ -316,7 +316,7 @@ class IngestConfigParserTest {
     assertError("format: debezium\ntables:\n  - {match: a, upsert: false}\n")
         .hasMessage(
             "f.yaml: line 3: tables[0].upsert = 'false': debezium change events need upserts (format:"
-                + " debezium)");
+                + " debezium, and no json topic in format-by-topic)");
     assertError("routing: {field: kind, table: t}\n")
         .hasMessage("f.yaml: line 1: routing: set either field or table, not both");
     assertError("routing: {table: Bad}\n")
@@ -418,6 +418,60 @@ class IngestConfigParserTest {
       String yaml) {
     return assertThatThrownBy(() -> IngestConfigParser.parse(yaml, "f.yaml"))
         .isInstanceOf(InvalidIngestConfigException.class);
+  }
+
+  @Test
+  void formatByTopicReadsSomeTopicsInAnotherFormat() {
+    IngestConfig mixed =
+        IngestConfigParser.parse(
+            "source: {type: kafka, bootstrap-servers: 'k:9092', topic-pattern: '.*'}\n"
+                + "format: json\n"
+                + "format-by-topic:\n"
+                + "  - {match: 'pg\\.shop\\..*', format: debezium}\n"
+                + "  - {match: audit, format: json, routing-field: kind}\n"
+                + "tables:\n  - {match: '*_logs', upsert: false}\n",
+            "f.yaml");
+    assertThat(mixed.settings().topicFormats())
+        .extracting(TopicFormat::match, TopicFormat::format, TopicFormat::effectiveRoutingField)
+        .containsExactly(
+            org.assertj.core.api.Assertions.tuple("pg\\.shop\\..*", EventFormat.DEBEZIUM, null),
+            org.assertj.core.api.Assertions.tuple("audit", EventFormat.JSON, "kind"));
+    assertThat(mixed.settings().topicFormats().get(0).matches("pg.shop.customers")).isTrue();
+    assertThat(mixed.settings().topicFormats().get(0).matches("pg.shopx")).isFalse();
+    // An append rule is fine in a CDC job once a JSON topic can route there.
+    assertThat(
+            IngestConfigParser.parse(
+                    "source: {type: kafka, bootstrap-servers: 'k:9092', topics: [a, b]}\n"
+                        + "format: debezium\n"
+                        + "format-by-topic: [{match: b, format: json}]\n"
+                        + "tables:\n  - {match: '*_logs', upsert: false}\n",
+                    "f.yaml")
+                .settings()
+                .table("app_logs")
+                .upsert())
+        .isFalse();
+
+    assertError("format-by-topic: [{match: a, format: json}]\n")
+        .hasMessage(
+            "f.yaml: line 1: format-by-topic: chooses a format per Kafka topic; the source is not"
+                + " Kafka");
+    String kafka = "source: {type: kafka, bootstrap-servers: 'k:9092', topics: [a]}\n";
+    assertError(kafka + "format-by-topic: [{match: a}]\n")
+        .hasMessage(
+            "f.yaml: line 2: format-by-topic[0]: needs match (a regular expression on the whole"
+                + " topic name) and format (json or debezium)");
+    assertError(kafka + "format-by-topic: [{match: a, format: avro}]\n")
+        .hasMessage(
+            "f.yaml: line 2: format-by-topic[0].format = 'avro': must be one of json, debezium");
+    assertError(kafka + "format-by-topic: [{match: 'a(', format: json}]\n")
+        .hasMessageStartingWith(
+            "f.yaml: line 2: format-by-topic[0].match = 'a(': not a regular expression:");
+    assertError(kafka + "format-by-topic: [{match: a, format: json, table: t}]\n")
+        .hasMessage(
+            "f.yaml: line 2: unknown key 'format-by-topic[0].table' (allowed: match, format,"
+                + " routing-field)");
+    assertError(kafka + "format-by-topic: {match: a}\n")
+        .hasMessageContaining("format-by-topic = '{\"match\":\"a\"}': must be a list");
   }
 
   @Test
