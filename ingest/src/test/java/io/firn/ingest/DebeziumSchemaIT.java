@@ -338,23 +338,11 @@ class DebeziumSchemaIT {
     kafka.createTopic("pg.shop.orders", 1);
     kafka.createTopic("pg.other.ignored", 1);
     IngestConfig config =
-        IngestConfigParser.parse(
-            String.join(
-                "\n",
-                "source:",
-                "  type: kafka",
-                "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
-                "  topic-pattern: 'pg\\.shop\\..*'",
-                "  group-id: firn-topic-pattern-it",
-                "  starting-offsets: earliest",
-                "  properties: {partition.discovery.interval.ms: '1000'}",
-                "format: debezium",
-                "catalog:",
-                "  uri: 'jdbc:sqlite:" + dir.resolve("catalog.db") + "'",
-                "  warehouse: '" + dir.resolve("warehouse") + "'",
-                "checkpoint-interval: 300ms",
-                ""),
-            "topic-pattern-it.yaml");
+        patternConfig(
+            kafka,
+            "pg\\.shop\\..*",
+            "  properties: {partition.discovery.interval.ms: '1000'}",
+            "format: debezium");
     Catalog catalog = IngestJob.catalogLoader(config.catalog()).loadCatalog();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(1);
@@ -410,26 +398,14 @@ class DebeziumSchemaIT {
     kafka.createTopic("pg.mix.app_logs", 1);
     kafka.createTopic("app.logs", 1);
     IngestConfig config =
-        IngestConfigParser.parse(
-            String.join(
-                "\n",
-                "source:",
-                "  type: kafka",
-                "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
-                "  topic-pattern: 'pg\\.mix\\..*|app\\.logs'",
-                "  group-id: firn-mixed-formats-it",
-                "  starting-offsets: earliest",
-                "format: json",
-                "format-by-topic:",
-                "  - {match: 'pg\\.mix\\..*', format: debezium}",
-                "catalog:",
-                "  uri: 'jdbc:sqlite:" + dir.resolve("catalog.db") + "'",
-                "  warehouse: '" + dir.resolve("warehouse") + "'",
-                "tables:",
-                "  - {match: app_logs, upsert: false}",
-                "checkpoint-interval: 300ms",
-                ""),
-            "mixed-formats-it.yaml");
+        patternConfig(
+            kafka,
+            "pg\\.mix\\..*|app\\.logs",
+            "format: json",
+            "format-by-topic:",
+            "  - {match: 'pg\\.mix\\..*', format: debezium}",
+            "tables:",
+            "  - {match: app_logs, upsert: false}");
     Catalog catalog = IngestJob.catalogLoader(config.catalog()).loadCatalog();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(1);
@@ -502,6 +478,24 @@ class DebeziumSchemaIT {
     } finally {
       job.cancel().get();
     }
+  }
+
+  /** A job reading the topics {@code pattern} names from the start, with {@code lines} added. */
+  private IngestConfig patternConfig(KafkaBroker kafka, String pattern, String... lines) {
+    List<String> yaml = new ArrayList<>();
+    yaml.add("source:");
+    yaml.add("  type: kafka");
+    yaml.add("  bootstrap-servers: '" + kafka.bootstrapServers() + "'");
+    yaml.add("  topic-pattern: '" + pattern + "'");
+    yaml.add("  group-id: firn-" + Integer.toHexString(pattern.hashCode()));
+    yaml.add("  starting-offsets: earliest");
+    yaml.addAll(Arrays.asList(lines));
+    yaml.add("catalog:");
+    yaml.add("  uri: 'jdbc:sqlite:" + dir.resolve("catalog.db") + "'");
+    yaml.add("  warehouse: '" + dir.resolve("warehouse") + "'");
+    yaml.add("checkpoint-interval: 300ms");
+    yaml.add("");
+    return IngestConfigParser.parse(String.join("\n", yaml), "topic-pattern-it.yaml");
   }
 
   /** A row of products as Iceberg's generic reader returns it (binary as a ByteBuffer). */
