@@ -52,6 +52,13 @@ public record ContractCheck(
 
   private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
 
+  /** Per bound: its value as a long, when it is a whole number within a long. */
+  private static final Map<BigDecimal, java.util.Optional<Long>> EXACT_LONGS =
+      new ConcurrentHashMap<>();
+
+  /** Per bound: whether it is the shortest decimal text of a double. */
+  private static final Map<BigDecimal, Boolean> EXACT_DOUBLES = new ConcurrentHashMap<>();
+
   public ContractCheck {
     values = values == null ? List.of() : List.copyOf(values);
     if (name == null || !NAME.matcher(name).matches()) {
@@ -71,49 +78,89 @@ public record ContractCheck(
     if (value == null || value.isNull()) {
       return kind == Kind.REQUIRED ? "field '" + field + "' is absent or null" : null;
     }
-    String shown = TableRows.abbreviate(value.toString());
+    // The value's text is made only for a message: a check that holds costs no serialization.
     switch (kind) {
       case REQUIRED:
         return null;
       case MIN:
       case MAX:
         if (!value.isNumber()) {
-          return "field '" + field + "' = " + shown + " is not a number";
+          return "field '" + field + "' = " + shown(value) + " is not a number";
         }
-        int order = value.decimalValue().compareTo(number);
+        int order = compareToNumber(value);
         if (kind == Kind.MIN && order < 0) {
-          return "field '" + field + "' = " + shown + " is below min " + number.toPlainString();
+          return "field '"
+              + field
+              + "' = "
+              + shown(value)
+              + " is below min "
+              + number.toPlainString();
         }
         if (kind == Kind.MAX && order > 0) {
-          return "field '" + field + "' = " + shown + " is above max " + number.toPlainString();
+          return "field '"
+              + field
+              + "' = "
+              + shown(value)
+              + " is above max "
+              + number.toPlainString();
         }
         return null;
       case REGEX:
         if (!value.isTextual()) {
-          return "field '" + field + "' = " + shown + " is not a string";
+          return "field '" + field + "' = " + shown(value) + " is not a string";
         }
         return PATTERNS.computeIfAbsent(pattern, Pattern::compile).matcher(value.asText()).matches()
             ? null
-            : "field '" + field + "' = " + shown + " does not match " + pattern;
+            : "field '" + field + "' = " + shown(value) + " does not match " + pattern;
       case ENUM:
         return values.contains(value.isTextual() ? value.asText() : value.toString())
             ? null
-            : "field '" + field + "' = " + shown + " is not one of " + values;
+            : "field '" + field + "' = " + shown(value) + " is not one of " + values;
       case MAX_LENGTH:
         if (!value.isTextual()) {
-          return "field '" + field + "' = " + shown + " is not a string";
+          return "field '" + field + "' = " + shown(value) + " is not a string";
         }
-        int length = value.asText().codePointCount(0, value.asText().length());
-        return length <= number.intValue()
+        String text = value.asText();
+        int limit = number.intValue();
+        // At most one char per code point: a text of no more chars than the limit holds.
+        int length = text.length() <= limit ? text.length() : text.codePointCount(0, text.length());
+        return length <= limit
             ? null
-            : "field '"
-                + field
-                + "' is "
-                + length
-                + " characters long, above max-length "
-                + number.intValue();
+            : "field '" + field + "' is " + length + " characters long, above max-length " + limit;
       default:
         throw new IllegalStateException("unknown check " + kind);
+    }
+  }
+
+  private static String shown(JsonNode value) {
+    return TableRows.abbreviate(value.toString());
+  }
+
+  /**
+   * {@code value} (a number) compared with {@link #number}, as its decimal text would compare
+   * ({@code BigDecimal.valueOf} for a double): as longs or doubles when the bound is exact in that
+   * type (the order of doubles is the order of their shortest decimal texts), else as decimals.
+   */
+  private int compareToNumber(JsonNode value) {
+    if (value.isIntegralNumber() && value.canConvertToLong()) {
+      java.util.Optional<Long> bound =
+          EXACT_LONGS.computeIfAbsent(number, ContractCheck::exactLong);
+      if (bound.isPresent()) {
+        return Long.compare(value.longValue(), bound.get());
+      }
+    } else if ((value.isDouble() || value.isFloat())
+        && EXACT_DOUBLES.computeIfAbsent(
+            number, n -> BigDecimal.valueOf(n.doubleValue()).compareTo(n) == 0)) {
+      return Double.compare(value.doubleValue() + 0.0, number.doubleValue() + 0.0);
+    }
+    return value.decimalValue().compareTo(number);
+  }
+
+  private static java.util.Optional<Long> exactLong(BigDecimal number) {
+    try {
+      return java.util.Optional.of(number.longValueExact());
+    } catch (ArithmeticException e) {
+      return java.util.Optional.empty();
     }
   }
 }
