@@ -3,10 +3,13 @@ package io.firn.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.firn.core.catalog.CatalogSettings;
+import io.firn.ingest.ContractCheck;
 import io.firn.ingest.EventFormat;
 import io.firn.ingest.IngestEvent;
 import io.firn.ingest.IngestJob;
 import io.firn.ingest.IngestSettings;
+import io.firn.ingest.SchemaChanges;
+import io.firn.ingest.TableRule;
 import io.firn.ingest.VersionTwoTableCreator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -71,13 +74,43 @@ import org.apache.iceberg.types.Types;
  * <pre>
  * [--events 3000000] [--keys events/2] [--tables 3] [--parallelism 2] [--rounds 3]
  * [--warmup-events 1000000] [--checkpoint-ms 1000] [--dir DIR] [--keep false]
- * [--per-table-baseline true]
+ * [--per-table-baseline true] [--contracts true]
  * </pre>
+ *
+ * <p>With {@code --contracts} (the default) Firn's tables have a data contract of four checks that
+ * every event passes ({@link #CONTRACT}); the plain sinks check nothing.
  */
 public final class IngestThroughput {
   private IngestThroughput() {}
 
   static final String NAMESPACE = "bench";
+
+  /** Firn's data contract with {@code --contracts}: every event passes it. */
+  static final List<ContractCheck> CONTRACT =
+      List.of(
+          new ContractCheck("has_name", "name", ContractCheck.Kind.REQUIRED, null, null, List.of()),
+          new ContractCheck(
+              "not_negative",
+              "amount",
+              ContractCheck.Kind.MIN,
+              java.math.BigDecimal.ZERO,
+              null,
+              List.of()),
+          new ContractCheck(
+              "qty_below_1000",
+              "qty",
+              ContractCheck.Kind.MAX,
+              java.math.BigDecimal.valueOf(1000),
+              null,
+              List.of()),
+          new ContractCheck(
+              "short_city",
+              "city",
+              ContractCheck.Kind.MAX_LENGTH,
+              java.math.BigDecimal.valueOf(64),
+              null,
+              List.of()));
+
   static final String BASELINE_TABLE = "events";
 
   /** The columns Firn infers from {@link Events#event} (key first, then the event's order). */
@@ -112,7 +145,8 @@ public final class IngestThroughput {
       long checkpointMillis,
       Path dir,
       boolean keep,
-      boolean perTableBaseline) {}
+      boolean perTableBaseline,
+      boolean contracts) {}
 
   /** One measured run. */
   record Run(
@@ -183,7 +217,8 @@ public final class IngestThroughput {
                 ? Path.of(a.get("dir"))
                 : Files.createTempDirectory("firn-ingest-bench"),
             Boolean.parseBoolean(a.get("keep", "false")),
-            Boolean.parseBoolean(a.get("per-table-baseline", "true")));
+            Boolean.parseBoolean(a.get("per-table-baseline", "true")),
+            Boolean.parseBoolean(a.get("contracts", "true")));
     Result result;
     try {
       result = run(options);
@@ -201,13 +236,14 @@ public final class IngestThroughput {
     Files.createDirectories(o.dir());
     log(
         "ingest throughput: %,d events, %,d keys, %d Firn tables, parallelism %d, checkpoint"
-            + " every %d ms, %d rounds, dir %s",
+            + " every %d ms, %d rounds, Firn contracts %s, dir %s",
         o.events(),
         o.keys(),
         o.tables(),
         o.parallelism(),
         o.checkpointMillis(),
         o.rounds(),
+        o.contracts() ? "on (" + CONTRACT.size() + " checks)" : "off",
         o.dir());
     if (o.warmupEvents() > 0) {
       long keys = Math.max(1, o.warmupEvents() / 2);
@@ -358,6 +394,20 @@ public final class IngestThroughput {
             "dead_letters",
             o.parallelism(),
             EventFormat.JSON);
+    if (o.contracts()) {
+      settings =
+          settings.withTables(
+              List.of(
+                  new TableRule(
+                      "t*",
+                      List.of("id"),
+                      List.of(),
+                      null,
+                      true,
+                      List.of(),
+                      SchemaChanges.EVOLVE,
+                      CONTRACT)));
+    }
 
     // The catalog and the namespace exist before the job, as in production (and two routers
     // creating the namespace at once on SQLite fail the job: a primary-key violation from the JDBC

@@ -6,14 +6,17 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A tiny run of the ingest benchmark: every side commits one row per key. Never timed. */
+/**
+ * A tiny run of the ingest benchmark (Firn with its contract): every side commits one row per key.
+ * Never timed.
+ */
 class IngestThroughputTest {
   @TempDir Path dir;
 
   @Test
   void everySideCommitsOneRowPerKey() throws Exception {
     IngestThroughput.Options options =
-        new IngestThroughput.Options(2_000, 1_000, 3, 2, 1, 0, 1_000, dir, false, true);
+        new IngestThroughput.Options(2_000, 1_000, 3, 2, 1, 0, 1_000, dir, false, true, true);
 
     IngestThroughput.Result result = IngestThroughput.run(options);
 
