@@ -17,6 +17,10 @@ public final class JsonEventRouter implements EventRouter {
 
   private final IngestSettings settings;
   private final TableRows rows;
+
+  /** Where a routed name comes from, for messages (made once, not per event). */
+  private final String routingOrigin;
+
   private final ObjectMapper mapper = OwnerRecyclerPool.mapper();
 
   /**
@@ -38,6 +42,7 @@ public final class JsonEventRouter implements EventRouter {
   JsonEventRouter(IngestSettings settings, TableRows rows) {
     this.settings = settings;
     this.rows = rows;
+    this.routingOrigin = "routing field '" + settings.routingField() + "'";
   }
 
   @Override
@@ -74,8 +79,7 @@ public final class JsonEventRouter implements EventRouter {
                 + "' is "
                 + (routing == null ? "absent" : routing.getNodeType() + ", not a string"));
       }
-      TableRows.TableName name =
-          rows.tableName(routing.asText(), "routing field '" + settings.routingField() + "'");
+      TableRows.TableName name = rows.tableName(routing.asText(), routingOrigin);
       if (name.problem() != null) {
         return name.problem();
       }
