@@ -141,10 +141,9 @@ public final class DeadLetterCommand {
                 .filter(options.filter())
                 .toList());
     rows.sort(
-        (a, b) ->
-            b.receivedAt() == null || a.receivedAt() == null
-                ? 0
-                : b.receivedAt().compareTo(a.receivedAt()));
+        java.util.Comparator.comparing(
+            DeadLetterTable.Stored::receivedAt,
+            java.util.Comparator.nullsLast(java.util.Comparator.reverseOrder())));
     Map<String, Integer> perReason = new TreeMap<>();
     rows.forEach(row -> perReason.merge(row.reason(), 1, Integer::sum));
     int limit = options.limit == null ? 50 : options.limit;

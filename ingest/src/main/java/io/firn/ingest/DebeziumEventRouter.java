@@ -40,6 +40,7 @@ public final class DebeziumEventRouter implements EventRouter {
 
   private final IngestSettings settings;
   private final TableRows rows;
+  private final ChangeHistory history;
   private final ObjectMapper mapper = OwnerRecyclerPool.mapper();
 
   /**
@@ -61,6 +62,7 @@ public final class DebeziumEventRouter implements EventRouter {
   DebeziumEventRouter(IngestSettings settings, TableRows rows) {
     this.settings = settings;
     this.rows = rows;
+    this.history = new ChangeHistory(settings, rows);
   }
 
   @Override
@@ -121,9 +123,23 @@ public final class DebeziumEventRouter implements EventRouter {
                   + "; expected one of c, r, u, d"));
     }
     return switch (op.asText()) {
-      case "c", "r" -> upsert(event, op.asText(), declared);
-      case "u" -> update(event, declared);
-      case "d" -> delete(event, declared);
+      case "c", "r" ->
+          history.with(
+              upsert(event, op.asText(), declared),
+              op.asText(),
+              event.get("after"),
+              declared.after(),
+              sourceTs(event));
+      case "u" ->
+          history.with(
+              update(event, declared), "u", event.get("after"), declared.after(), sourceTs(event));
+      case "d" ->
+          history.with(
+              delete(event, declared),
+              "d",
+              event.get("before"),
+              declared.before(),
+              sourceTs(event));
       case "t" -> List.of(truncate(event));
       default ->
           List.of(
@@ -198,7 +214,16 @@ public final class DebeziumEventRouter implements EventRouter {
     change.set("source", source);
     change.set(delete ? "before" : "after", image);
     DebeziumLogicalTypes.Declared images = new DebeziumLogicalTypes.Declared(declared, declared);
-    return delete ? delete(change, images) : upsert(change, "c", images);
+    JsonNode ts = event.get(ADDED + "source_ts_ms");
+    return delete
+        ? history.with(delete(change, images), "d", image, declared, ts)
+        : history.with(upsert(change, "c", images), op.isEmpty() ? "u" : op, image, declared, ts);
+  }
+
+  /** The source's commit time of a change event (epoch ms), or a missing node. */
+  private static JsonNode sourceTs(JsonNode event) {
+    JsonNode ts = event.path("source").path("ts_ms");
+    return ts.isMissingNode() ? event.path("ts_ms") : ts;
   }
 
   private List<Routing> upsert(JsonNode event, String op, DebeziumLogicalTypes.Declared declared) {

@@ -70,6 +70,7 @@ import java.util.regex.Pattern;
  *     upsert: true              # false: append (json only)
  *     timestamp-fields: [event_time]  # ISO-8601 with offset (or epoch millis) -> timestamptz
  *     schema-changes: evolve    # evolve | add-only (new columns only) | freeze (none)
+ *     change-history: "{table}_changes"  # also append every change, with __op, to this table
  *     contract:                 # checks of every upserted row; breaking one: contract_violation
  *       - {name: positive_amount, field: amount, min: 0}  # or required: true, max, regex, enum,
  *                                                        # max-length
@@ -136,7 +137,8 @@ public final class IngestConfigParser {
           "upsert",
           "timestamp-fields",
           "schema-changes",
-          "contract");
+          "contract",
+          "change-history");
   private static final List<String> CHECK_KEYS =
       List.of("name", "field", "required", "min", "max", "regex", "enum", "max-length");
 
@@ -714,7 +716,8 @@ public final class IngestConfigParser {
                   upsert,
                   names(rule.get("timestamp-fields"), key + ".timestamp-fields"),
                   schemaChanges,
-                  contract));
+                  contract,
+                  text(rule, key + ".change-history", null)));
         } catch (IllegalArgumentException e) {
           throw error(key, key + ": " + e.getMessage());
         }

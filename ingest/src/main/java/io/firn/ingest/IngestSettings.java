@@ -200,8 +200,17 @@ public record IngestSettings(
         formats);
   }
 
-  /** The settings of the table named {@code table}: the first matching rule, else the default. */
+  /**
+   * The settings of the table named {@code table}: the change-history rule when it is a rule's
+   * change-history table, else the first matching rule, else the default.
+   */
   public TableRule table(String table) {
+    // A change-history table first: a broader rule (say '*') must not make it an upsert table.
+    for (TableRule rule : tables) {
+      if (rule.historySource(table) != null) {
+        return rule.historyRule();
+      }
+    }
     for (TableRule rule : tables) {
       if (rule.matches(table)) {
         return rule;

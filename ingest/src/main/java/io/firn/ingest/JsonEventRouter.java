@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import org.apache.iceberg.Schema;
@@ -17,6 +18,7 @@ public final class JsonEventRouter implements EventRouter {
 
   private final IngestSettings settings;
   private final TableRows rows;
+  private final ChangeHistory history;
 
   /** Where a routed name comes from, for messages (made once, not per event). */
   private final String routingOrigin;
@@ -43,52 +45,56 @@ public final class JsonEventRouter implements EventRouter {
     this.settings = settings;
     this.rows = rows;
     this.routingOrigin = "routing field '" + settings.routingField() + "'";
+    this.history = new ChangeHistory(settings, rows);
   }
 
   @Override
   public List<Routing> route(String payload) {
     try {
-      return List.of(routeOne(payload));
+      return routeOne(payload);
     } catch (RefusedRecordException e) {
       // A refusal deep in schema inference or table resolution (ADR 0018).
       return List.of(e.rejected());
     }
   }
 
-  private Routing routeOne(String payload) {
+  private List<Routing> routeOne(String payload) {
     JsonNode event;
     try {
       event = mapper.readTree(payload);
     } catch (JsonProcessingException e) {
-      return new Routing.Rejected(
-          DeadLetterReason.UNPARSEABLE_JSON, "not JSON: " + e.getOriginalMessage());
+      return List.of(
+          new Routing.Rejected(
+              DeadLetterReason.UNPARSEABLE_JSON, "not JSON: " + e.getOriginalMessage()));
     }
     if (event == null || !event.isObject()) {
-      return new Routing.Rejected(
-          DeadLetterReason.NOT_AN_OBJECT,
-          "expected a JSON object, got " + (event == null ? "nothing" : event.getNodeType()));
+      return List.of(
+          new Routing.Rejected(
+              DeadLetterReason.NOT_AN_OBJECT,
+              "expected a JSON object, got " + (event == null ? "nothing" : event.getNodeType())));
     }
     String tableName = settings.fixedTable();
     if (tableName == null) {
       JsonNode routing = event.get(settings.routingField());
       if (routing == null || !routing.isTextual()) {
-        return new Routing.Rejected(
-            DeadLetterReason.MISSING_ROUTING_FIELD,
-            "routing field '"
-                + settings.routingField()
-                + "' is "
-                + (routing == null ? "absent" : routing.getNodeType() + ", not a string"));
+        return List.of(
+            new Routing.Rejected(
+                DeadLetterReason.MISSING_ROUTING_FIELD,
+                "routing field '"
+                    + settings.routingField()
+                    + "' is "
+                    + (routing == null ? "absent" : routing.getNodeType() + ", not a string")));
       }
       TableRows.TableName name = rows.tableName(routing.asText(), routingOrigin);
       if (name.problem() != null) {
-        return name.problem();
+        return List.of(name.problem());
       }
       tableName = name.table();
     }
     Routing.Rejected badKey = rows.checkKey(tableName, event, "");
     if (badKey != null) {
-      return badKey;
+      return List.of(badKey);
     }
-    return rows.upsert(tableName, event);
+    return history.with(List.of(rows.upsert(tableName, event)), "u", event, Map.of(), null);
   }
 }

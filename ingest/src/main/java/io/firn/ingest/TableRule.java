@@ -25,6 +25,8 @@ import java.util.regex.Pattern;
  *     inferred as a timestamp
  * @param schemaChanges which changes of an existing table's schema events may cause
  * @param contract the checks every upserted row image must pass ({@link ContractCheck})
+ * @param changeHistory the name of an append table that also gets every change of an upsert table,
+ *     with {@code {table}} for the table's name (e.g. {@code {table}_changes}); null for none
  */
 public record TableRule(
     String match,
@@ -34,7 +36,8 @@ public record TableRule(
     boolean upsert,
     List<String> timestampFields,
     SchemaChanges schemaChanges,
-    List<ContractCheck> contract)
+    List<ContractCheck> contract,
+    String changeHistory)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -89,8 +92,65 @@ public record TableRule(
         List.of());
   }
 
+  /** A rule without a change-history table. */
+  public TableRule(
+      String match,
+      List<String> primaryKey,
+      List<PartitionCandidate> partitionCandidates,
+      Long targetFileSize,
+      boolean upsert,
+      List<String> timestampFields,
+      SchemaChanges schemaChanges,
+      List<ContractCheck> contract) {
+    this(
+        match,
+        primaryKey,
+        partitionCandidates,
+        targetFileSize,
+        upsert,
+        timestampFields,
+        schemaChanges,
+        contract,
+        null);
+  }
+
+  /** What a change-history name must hold: the changed table's name. */
+  public static final String TABLE_PLACEHOLDER = "{table}";
+
   public TableRule {
     contract = contract == null ? List.of() : List.copyOf(contract);
+    if (changeHistory != null) {
+      if (!upsert) {
+        throw new IllegalArgumentException(
+            "table rule '"
+                + match
+                + "': change-history needs an upsert table (an append table keeps every event"
+                + " already)");
+      }
+      if (!changeHistory.contains(TABLE_PLACEHOLDER)
+          || changeHistory.equals(TABLE_PLACEHOLDER)
+          || changeHistory.indexOf(TABLE_PLACEHOLDER)
+              != changeHistory.lastIndexOf(TABLE_PLACEHOLDER)) {
+        throw new IllegalArgumentException(
+            "table rule '"
+                + match
+                + "': change-history '"
+                + changeHistory
+                + "' must hold "
+                + TABLE_PLACEHOLDER
+                + " once, with a prefix or suffix (e.g. {table}_changes)");
+      }
+      String example = changeHistory.replace(TABLE_PLACEHOLDER, "t");
+      if (!IngestSettings.TABLE_NAME.matcher(example).matches()) {
+        throw new IllegalArgumentException(
+            "table rule '"
+                + match
+                + "': change-history '"
+                + changeHistory
+                + "' does not make table names matching "
+                + IngestSettings.TABLE_NAME.pattern());
+      }
+    }
     timestampFields = List.copyOf(timestampFields);
     primaryKey = List.copyOf(primaryKey);
     partitionCandidates = List.copyOf(partitionCandidates);
@@ -115,6 +175,47 @@ public record TableRule(
         }
       }
     }
+  }
+
+  /** The change-history table of table {@code table}, or null when this rule keeps none. */
+  public String historyTable(String table) {
+    return changeHistory == null ? null : changeHistory.replace(TABLE_PLACEHOLDER, table);
+  }
+
+  /**
+   * The table whose change history {@code table} is under this rule, or null: {@code orders} for
+   * {@code orders_changes} when the rule says {@code {table}_changes} and matches {@code orders}.
+   */
+  String historySource(String table) {
+    if (changeHistory == null) {
+      return null;
+    }
+    int at = changeHistory.indexOf(TABLE_PLACEHOLDER);
+    String prefix = changeHistory.substring(0, at);
+    String suffix = changeHistory.substring(at + TABLE_PLACEHOLDER.length());
+    if (table.length() <= prefix.length() + suffix.length()
+        || !table.startsWith(prefix)
+        || !table.endsWith(suffix)) {
+      return null;
+    }
+    String source = table.substring(prefix.length(), table.length() - suffix.length());
+    return matches(source) ? source : null;
+  }
+
+  /**
+   * The rule of this rule's change-history tables: appends, no contract, the same timestamp fields,
+   * schema changes and file size.
+   */
+  TableRule historyRule() {
+    return new TableRule(
+        historyTable(match),
+        List.of("id"),
+        List.of(),
+        targetFileSize,
+        false,
+        timestampFields,
+        schemaChanges,
+        List.of());
   }
 
   /** Compiled globs: a rule is matched for every event until its callers cache the outcome. */

@@ -43,21 +43,20 @@ final class TopicFormatRouter implements EventRouter {
     String topic = TopicFormat.topic(event.source());
     Reader reader = topic == null ? fallback : byTopic.computeIfAbsent(topic, this::reader);
     List<Routing> routings = reader.router().route(event.payload());
-    if (reader.format() == EventFormat.DEBEZIUM) {
-      for (Routing routing : routings) {
-        if (routing instanceof Routing.Routed routed
-            && !settings.table(routed.table().name()).upsert()) {
-          return List.of(
-              new Routing.Rejected(
-                  DeadLetterReason.INVALID_TABLE_NAME,
-                  "a change event of topic '"
-                      + topic
-                      + "' routes to "
-                      + routed.table()
-                      + ", an append table (its rule says upsert: false); change events need an"
-                      + " upsert table"));
-        }
-      }
+    // The event's own table comes first (a change-history row, appended, comes last).
+    if (reader.format() == EventFormat.DEBEZIUM
+        && !routings.isEmpty()
+        && routings.get(0) instanceof Routing.Routed routed
+        && !settings.table(routed.table().name()).upsert()) {
+      return List.of(
+          new Routing.Rejected(
+              DeadLetterReason.INVALID_TABLE_NAME,
+              "a change event of topic '"
+                  + topic
+                  + "' routes to "
+                  + routed.table()
+                  + ", an append table (its rule says upsert: false); change events need an"
+                  + " upsert table"));
     }
     return routings;
   }

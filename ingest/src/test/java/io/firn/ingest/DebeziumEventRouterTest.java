@@ -51,6 +51,150 @@ class DebeziumEventRouterTest {
   }
 
   @Test
+  void aChangeHistoryTableGetsEveryChangeWithItsOperationNextToTheUpsert() {
+    EventRouter history =
+        IngestSettings.defaults("events")
+            .withFormat(EventFormat.DEBEZIUM)
+            .withTables(
+                List.of(
+                    new TableRule(
+                        "cust*",
+                        List.of("id"),
+                        List.of(),
+                        null,
+                        true,
+                        List.of(),
+                        SchemaChanges.EVOLVE,
+                        List.of(),
+                        "{table}_changes"),
+                    new TableRule("*", List.of("id"), List.of(), null, true)))
+            .router(id -> Optional.ofNullable(catalog.get(id)));
+    TableIdentifier changes = TableIdentifier.of("events", "customers_changes");
+
+    List<Routing> created =
+        history.route(
+            "{\"op\":\"c\",\"after\":{\"id\":1,\"name\":\"ann\"},"
+                + "\"source\":{\"table\":\"customers\",\"ts_ms\":1764411330123}}");
+    assertThat(created)
+        .extracting(r -> ((Routing.Routed) r).table(), r -> ((Routing.Routed) r).delete())
+        .containsExactly(tuple(CUSTOMERS, false), tuple(changes, false));
+    Routing.Routed row = (Routing.Routed) created.get(1);
+    assertThat(row.keyFields()).as("the history is an append table").isEmpty();
+    assertThat(row.schema().columns())
+        .extracting(Types.NestedField::name, Types.NestedField::type)
+        .containsExactly(
+            tuple("id", Types.LongType.get()),
+            tuple("name", Types.StringType.get()),
+            tuple(ChangeHistory.OP, Types.StringType.get()),
+            tuple(ChangeHistory.SOURCE_TS, Types.LongType.get()));
+    assertThat(row.row().getString(2)).isEqualTo(StringData.fromString("c"));
+    assertThat(row.row().getLong(3)).isEqualTo(1764411330123L);
+
+    List<Routing> deleted =
+        history.route(
+            "{\"op\":\"d\",\"before\":{\"id\":1,\"name\":\"ann\"},"
+                + "\"source\":{\"table\":\"customers\"}}");
+    assertThat(deleted)
+        .extracting(r -> ((Routing.Routed) r).table(), r -> ((Routing.Routed) r).delete())
+        .containsExactly(tuple(CUSTOMERS, true), tuple(changes, false));
+    Routing.Routed deletion = (Routing.Routed) deleted.get(1);
+    assertThat(deletion.row().getRowKind()).isEqualTo(RowKind.INSERT);
+    assertThat(deletion.row().getString(1))
+        .as("a delete's history row is the before image")
+        .isEqualTo(StringData.fromString("ann"));
+    assertThat(deletion.row().getString(2)).isEqualTo(StringData.fromString("d"));
+    assertThat(deletion.row().isNullAt(3)).as("no source time in this event").isTrue();
+
+    String columns =
+        column("id", "int64", null, false, null) + "," + column("name", "string", null, true, null);
+    assertThat(history.route(envelope(columns, "c", null, "{\"id\":2,\"name\":\"bo\"}")))
+        .as("a change event in the schema envelope: declared columns")
+        .extracting(r -> r instanceof Routing.Routed routed ? routed.table() : r)
+        .containsExactly(CUSTOMERS, changes);
+    assertThat(
+            history.route("{\"op\":\"c\",\"after\":{\"id\":1},\"source\":{\"table\":\"orders\"}}"))
+        .as("a table whose rule keeps no history")
+        .singleElement()
+        .extracting(r -> ((Routing.Routed) r).table().name())
+        .isEqualTo("orders");
+    assertThat(
+            history.route(
+                "{\"op\":\"c\",\"after\":{\"id\":\"x\"},"
+                    + "\"source\":{\"table\":\"customers\"}}"))
+        .as("a refused change writes no history either")
+        .singleElement()
+        .isInstanceOf(Routing.Rejected.class);
+  }
+
+  @Test
+  void changeHistoryNamesAreCheckedWhenTheRuleIsMade() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                new TableRule(
+                    "a",
+                    List.of("id"),
+                    List.of(),
+                    null,
+                    false,
+                    List.of(),
+                    SchemaChanges.EVOLVE,
+                    List.of(),
+                    "{table}_changes"))
+        .hasMessage(
+            "table rule 'a': change-history needs an upsert table (an append table keeps every"
+                + " event already)");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                new TableRule(
+                    "a",
+                    List.of("id"),
+                    List.of(),
+                    null,
+                    true,
+                    List.of(),
+                    SchemaChanges.EVOLVE,
+                    List.of(),
+                    "changes"))
+        .hasMessage(
+            "table rule 'a': change-history 'changes' must hold {table} once, with a prefix or"
+                + " suffix (e.g. {table}_changes)");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                new TableRule(
+                    "a",
+                    List.of("id"),
+                    List.of(),
+                    null,
+                    true,
+                    List.of(),
+                    SchemaChanges.EVOLVE,
+                    List.of(),
+                    "{table}-Changes"))
+        .hasMessage(
+            "table rule 'a': change-history '{table}-Changes' does not make table names matching"
+                + " [a-z][a-z0-9_]{0,127}");
+    IngestSettings settings =
+        IngestSettings.defaults("events")
+            .withTables(
+                List.of(
+                    new TableRule("*", List.of("id"), List.of(), null, true),
+                    new TableRule(
+                        "orders",
+                        List.of("id"),
+                        List.of(),
+                        null,
+                        true,
+                        List.of(),
+                        SchemaChanges.EVOLVE,
+                        List.of(),
+                        "{table}_changes")));
+    assertThat(settings.table("orders_changes").upsert())
+        .as("a change-history table is appended to, whatever broader rule comes first")
+        .isFalse();
+    assertThat(settings.table("other_changes").upsert()).isTrue();
+  }
+
+  @Test
   void theEnvelopeSchemaDecodesLogicalTypesAndDeclaresEachNewColumnsType() {
     // Kafka Connect's JSON converter with schemas: decimals as base64 of the unscaled value,
     // timestamps as epoch micros / millis, dates as epoch days.

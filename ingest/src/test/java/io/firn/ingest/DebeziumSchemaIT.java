@@ -392,7 +392,8 @@ class DebeziumSchemaIT {
   @Test
   void oneJobReadsChangeEventTopicsAndAJsonLogTopicIntoSharedTables() throws Exception {
     // Debezium's topic per table next to an application's JSON log topic, in one job
-    // (format-by-topic); a JSON event may upsert the table change events keep too.
+    // (format-by-topic); a JSON event may upsert the table change events keep too, and the
+    // customers table keeps a change history of both.
     KafkaBroker kafka = KAFKA.broker();
     kafka.createTopic("pg.mix.customers", 1);
     kafka.createTopic("pg.mix.app_logs", 1);
@@ -405,7 +406,8 @@ class DebeziumSchemaIT {
             "format-by-topic:",
             "  - {match: 'pg\\.mix\\..*', format: debezium}",
             "tables:",
-            "  - {match: app_logs, upsert: false}");
+            "  - {match: app_logs, upsert: false}",
+            "  - {match: customers, change-history: '{table}_changes'}");
     Catalog catalog = IngestJob.catalogLoader(config.catalog()).loadCatalog();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(1);
@@ -457,6 +459,18 @@ class DebeziumSchemaIT {
                 assertThat(IngestJobIT.readAll(catalog.loadTable(id("customers"))))
                     .extracting(r -> r.getField("id"), r -> r.getField("name"))
                     .containsExactlyInAnyOrder(tuple(1L, "b"), tuple(9L, "json"));
+                assertThat(IngestJobIT.readAll(catalog.loadTable(id("customers_changes"))))
+                    .as("every change of customers, whatever its format, with its operation")
+                    .extracting(
+                        r -> r.getField("id"),
+                        r -> r.getField("name"),
+                        r -> r.getField(ChangeHistory.OP))
+                    .containsExactlyInAnyOrder(
+                        tuple(1L, "a", "c"),
+                        tuple(2L, "c", "c"),
+                        tuple(1L, "b", "u"),
+                        tuple(2L, "c", "d"),
+                        tuple(9L, "json", "u"));
                 assertThat(IngestJobIT.readAll(catalog.loadTable(id("app_logs"))))
                     .extracting(r -> r.getField("id"), r -> r.getField("msg"))
                     .containsExactlyInAnyOrder(

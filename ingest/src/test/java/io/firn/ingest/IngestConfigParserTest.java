@@ -255,7 +255,8 @@ class IngestConfigParserTest {
     assertError("tables:\n  - match: a\n    primary_key: [id]\n")
         .hasMessage(
             "f.yaml: line 3: unknown key 'tables[0].primary_key' (allowed: match, primary-key,"
-                + " partition-candidates, target-file-size, upsert, timestamp-fields, schema-changes, contract)");
+                + " partition-candidates, target-file-size, upsert, timestamp-fields, schema-changes, contract,"
+                + " change-history)");
     assertError("format: json\nformat: debezium\n")
         .hasMessageStartingWith("f.yaml: line 2: not valid YAML: Duplicate field 'format'");
   }
@@ -418,6 +419,19 @@ class IngestConfigParserTest {
       String yaml) {
     return assertThatThrownBy(() -> IngestConfigParser.parse(yaml, "f.yaml"))
         .isInstanceOf(InvalidIngestConfigException.class);
+  }
+
+  @Test
+  void aChangeHistoryNamesItsTableAndAMistakeNamesTheRule() {
+    IngestConfig config =
+        IngestConfigParser.parse(
+            "tables:\n  - {match: 'order*', change-history: 'hist_{table}'}\n", "f.yaml");
+    assertThat(config.settings().table("orders").historyTable("orders")).isEqualTo("hist_orders");
+    assertThat(config.settings().table("hist_orders").upsert()).isFalse();
+    assertError("tables:\n  - {match: a, upsert: false, change-history: '{table}_c'}\n")
+        .hasMessage(
+            "f.yaml: line 2: tables[0]: table rule 'a': change-history needs an upsert table (an"
+                + " append table keeps every event already)");
   }
 
   @Test
