@@ -24,6 +24,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -68,6 +69,8 @@ import java.util.regex.Pattern;
  *     upsert: true              # false: append (json only)
  *     timestamp-fields: [event_time]  # ISO-8601 with offset (or epoch millis) -> timestamptz
  *     schema-changes: evolve    # evolve | add-only (new columns only) | freeze (none)
+ *     nested: columns           # objects -> struct, arrays -> list (default) | json (JSON text)
+ *     map-fields: [attributes]  # objects at these dotted paths -> map<string, V>, not struct
  *     contract:                 # checks of every upserted row; breaking one: contract_violation
  *       - {name: positive_amount, field: amount, min: 0}  # or required: true, max, regex, enum,
  *                                                        # max-length
@@ -132,6 +135,8 @@ public final class IngestConfigParser {
           "upsert",
           "timestamp-fields",
           "schema-changes",
+          "nested",
+          "map-fields",
           "contract");
   private static final List<String> CHECK_KEYS =
       List.of("name", "field", "required", "min", "max", "regex", "enum", "max-length");
@@ -637,13 +642,12 @@ public final class IngestConfigParser {
             throw value(key + ".partition-candidates", candidate, e.getMessage());
           }
         }
-        String changes = text(rule, key + ".schema-changes", SchemaChanges.EVOLVE.code());
-        SchemaChanges schemaChanges;
-        try {
-          schemaChanges = SchemaChanges.parse(changes);
-        } catch (IllegalArgumentException e) {
-          throw value(key + ".schema-changes", changes, e.getMessage());
-        }
+        SchemaChanges schemaChanges =
+            choice(
+                rule, key + ".schema-changes", SchemaChanges.EVOLVE.code(), SchemaChanges::parse);
+        NestedValues nested =
+            choice(rule, key + ".nested", NestedValues.COLUMNS.code(), NestedValues::parse);
+        List<String> mapFields = names(rule.get("map-fields"), key + ".map-fields");
         List<ContractCheck> contract = contract(rule.get("contract"), key + ".contract");
         try {
           rules.add(
@@ -655,7 +659,9 @@ public final class IngestConfigParser {
                   upsert,
                   names(rule.get("timestamp-fields"), key + ".timestamp-fields"),
                   schemaChanges,
-                  contract));
+                  contract,
+                  nested,
+                  mapFields));
         } catch (IllegalArgumentException e) {
           throw error(key, key + ": " + e.getMessage());
         }
@@ -686,6 +692,19 @@ public final class IngestConfigParser {
                   + String.join(", ", allowed)
                   + ")");
         }
+      }
+    }
+
+    /**
+     * The value {@code parse} makes of the text at {@code path} ({@code fallback} when absent); its
+     * {@code IllegalArgumentException} names the allowed values.
+     */
+    private <T> T choice(JsonNode parent, String path, String fallback, Function<String, T> parse) {
+      String text = text(parent, path, fallback);
+      try {
+        return parse.apply(text);
+      } catch (IllegalArgumentException e) {
+        throw value(path, text, e.getMessage());
       }
     }
 

@@ -25,6 +25,11 @@ import java.util.regex.Pattern;
  *     inferred as a timestamp
  * @param schemaChanges which changes of an existing table's schema events may cause
  * @param contract the checks every upserted row image must pass ({@link ContractCheck})
+ * @param nested whether JSON objects and arrays become {@code struct} / {@code list} / {@code map}
+ *     columns or JSON text ({@link NestedValues})
+ * @param mapFields dotted paths of the object fields that become {@code map<string, V>} columns
+ *     instead of structs (free-form attributes with unbounded keys); list elements and map values
+ *     add no segment to a path
  */
 public record TableRule(
     String match,
@@ -34,7 +39,9 @@ public record TableRule(
     boolean upsert,
     List<String> timestampFields,
     SchemaChanges schemaChanges,
-    List<ContractCheck> contract)
+    List<ContractCheck> contract,
+    NestedValues nested,
+    List<String> mapFields)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -89,14 +96,61 @@ public record TableRule(
         List.of());
   }
 
+  /** A rule whose nested values become columns, none of them maps. */
+  public TableRule(
+      String match,
+      List<String> primaryKey,
+      List<PartitionCandidate> partitionCandidates,
+      Long targetFileSize,
+      boolean upsert,
+      List<String> timestampFields,
+      SchemaChanges schemaChanges,
+      List<ContractCheck> contract) {
+    this(
+        match,
+        primaryKey,
+        partitionCandidates,
+        targetFileSize,
+        upsert,
+        timestampFields,
+        schemaChanges,
+        contract,
+        NestedValues.COLUMNS,
+        List.of());
+  }
+
   public TableRule {
     contract = contract == null ? List.of() : List.copyOf(contract);
+    nested = nested == null ? NestedValues.COLUMNS : nested;
+    mapFields = mapFields == null ? List.of() : List.copyOf(mapFields);
     timestampFields = List.copyOf(timestampFields);
     primaryKey = List.copyOf(primaryKey);
     partitionCandidates = List.copyOf(partitionCandidates);
     if (primaryKey.isEmpty()) {
       throw new IllegalArgumentException(
           "table rule '" + match + "': primary key must name at least one field");
+    }
+    for (String field : mapFields) {
+      if (nested == NestedValues.JSON) {
+        throw new IllegalArgumentException(
+            "map field '" + field + "' needs nested: columns (nested: json keeps objects as text)");
+      }
+      if (primaryKey.contains(field)) {
+        throw new IllegalArgumentException(
+            "map field '"
+                + field
+                + "' is a primary-key field: keys are top-level primitive values");
+      }
+      for (PartitionCandidate candidate : partitionCandidates) {
+        if (candidate.column().equals(field)) {
+          throw new IllegalArgumentException(
+              "map field '"
+                  + field
+                  + "' is the column of partition candidate "
+                  + candidate
+                  + ": partition sources are top-level primitive columns");
+        }
+      }
     }
     if (upsert) {
       for (PartitionCandidate candidate : partitionCandidates) {

@@ -255,7 +255,8 @@ class IngestConfigParserTest {
     assertError("tables:\n  - match: a\n    primary_key: [id]\n")
         .hasMessage(
             "f.yaml: line 3: unknown key 'tables[0].primary_key' (allowed: match, primary-key,"
-                + " partition-candidates, target-file-size, upsert, timestamp-fields, schema-changes, contract)");
+                + " partition-candidates, target-file-size, upsert, timestamp-fields, schema-changes,"
+                + " nested, map-fields, contract)");
     assertError("format: json\nformat: debezium\n")
         .hasMessageStartingWith("f.yaml: line 2: not valid YAML: Duplicate field 'format'");
   }
