@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
@@ -22,7 +21,6 @@ import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -136,11 +134,11 @@ class NestedColumnsIT {
     Map<Long, Object> expected = new HashMap<>();
     for (int i = 0; i < EVENTS; i++) {
       JsonNode event = JSON.readTree(order(i));
-      expected.put(event.get("id").asLong(), plain(event));
+      expected.put(event.get("id").asLong(), PlainValues.of(event));
     }
     Map<Long, Object> actual = new HashMap<>();
     for (Record record : IngestJobIT.readAll(orders)) {
-      actual.put((Long) record.getField("id"), plain(record));
+      actual.put((Long) record.getField("id"), PlainValues.of(record));
     }
     assertThat(actual).hasSize(40);
     assertThat(actual)
@@ -206,67 +204,6 @@ class NestedColumnsIT {
         i,
         i % 2,
         tags);
-  }
-
-  /** A JSON value as plain Java values: objects without their null fields, longs, doubles. */
-  private static Object plain(JsonNode node) {
-    if (node.isObject()) {
-      Map<String, Object> fields = new TreeMap<>();
-      node.fields()
-          .forEachRemaining(
-              field -> {
-                if (!field.getValue().isNull()) {
-                  fields.put(field.getKey(), plain(field.getValue()));
-                }
-              });
-      return fields;
-    }
-    if (node.isArray()) {
-      List<Object> elements = new ArrayList<>();
-      node.forEach(element -> elements.add(element.isNull() ? null : plain(element)));
-      return elements;
-    }
-    if (node.isIntegralNumber()) {
-      return node.longValue();
-    }
-    if (node.isNumber()) {
-      return node.doubleValue();
-    }
-    if (node.isBoolean()) {
-      return node.booleanValue();
-    }
-    return node.asText();
-  }
-
-  /** A value of Iceberg's generic reader as plain Java values, like {@link #plain(JsonNode)}. */
-  private static Object plain(Object value) {
-    if (value instanceof Record record) {
-      Map<String, Object> fields = new TreeMap<>();
-      for (Types.NestedField field : record.struct().fields()) {
-        if (MetadataColumns.isMetadataColumn(field.name())) {
-          continue; // the reader's _pos, with position deletes
-        }
-        Object fieldValue = record.getField(field.name());
-        if (fieldValue != null) {
-          fields.put(field.name(), plain(fieldValue));
-        }
-      }
-      return fields;
-    }
-    if (value instanceof List<?> list) {
-      List<Object> elements = new ArrayList<>();
-      list.forEach(element -> elements.add(element == null ? null : plain(element)));
-      return elements;
-    }
-    if (value instanceof Map<?, ?> map) {
-      Map<String, Object> entries = new TreeMap<>();
-      map.forEach((key, entry) -> entries.put(key.toString(), plain(entry)));
-      return entries;
-    }
-    if (value instanceof CharSequence text) {
-      return text.toString();
-    }
-    return value;
   }
 
   private static void run(List<String> events, IngestSettings settings, CatalogLoader loader)
