@@ -218,18 +218,7 @@ class DebeziumEventRouterTest {
         IngestSettings.defaults("events")
             .withFormat(EventFormat.DEBEZIUM)
             .withTables(
-                List.of(
-                    new TableRule(
-                        "*",
-                        List.of("id"),
-                        List.of(),
-                        null,
-                        true,
-                        List.of(),
-                        SchemaChanges.EVOLVE,
-                        List.of(),
-                        NestedValues.JSON,
-                        List.of())))
+                List.of(NestedColumnsTest.rule("*", SchemaChanges.EVOLVE, NestedValues.JSON)))
             .router(id -> Optional.empty());
     String columns =
         column("id", "int64", null, false, null)

@@ -241,6 +241,13 @@ class IngestJobIT {
    */
   private CatalogLoader runListed(List<String> events, IngestSettings settings) throws Exception {
     CatalogLoader loader = IngestJob.catalogLoader(catalogSettings());
+    runListed(events, settings, loader);
+    return loader;
+  }
+
+  /** Runs the job over {@code events} into {@code loader}'s catalog, as above, to the end. */
+  static void runListed(List<String> events, IngestSettings settings, CatalogLoader loader)
+      throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
     env.enableCheckpointing(200);
@@ -256,7 +263,6 @@ class IngestJobIT {
         settings,
         Map.of());
     env.execute("ingest-listed-it");
-    return loader;
   }
 
   /** {@code specId:partition} of every live data file. */
@@ -276,6 +282,11 @@ class IngestJobIT {
   }
 
   private CatalogSettings catalogSettings() {
+    return catalogSettings(dir);
+  }
+
+  /** A JDBC catalog on SQLite in {@code dir}. */
+  static CatalogSettings catalogSettings(Path dir) {
     return new CatalogSettings(
         "firn",
         "jdbc",

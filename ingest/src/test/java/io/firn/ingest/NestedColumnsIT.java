@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.firn.core.catalog.CatalogSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,12 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -84,7 +78,7 @@ class NestedColumnsIT {
     }
     // A table made before, whose string column holds JSON text: objects stay JSON text there.
     events.add(10, "{\"event_type\":\"legacy\",\"id\":1,\"payload\":{\"a\":[1,{\"b\":null}]}}");
-    CatalogLoader loader = IngestJob.catalogLoader(catalogSettings());
+    CatalogLoader loader = IngestJob.catalogLoader(IngestJobIT.catalogSettings(dir));
     Catalog catalog = loader.loadCatalog();
     TableIdentifier legacyId = TableIdentifier.of("events", "legacy");
     VersionTwoTableCreator.ensureNamespace(catalog, Namespace.of("events"));
@@ -98,22 +92,15 @@ class NestedColumnsIT {
         org.apache.iceberg.PartitionSpec.unpartitioned(),
         Map.of("format-version", "2"));
 
-    run(
+    // One source subtask, a commit every 200 ms: the structs grow while rows in the older schema
+    // are committed and in flight.
+    IngestJobIT.runListed(
         events,
         IngestSettings.defaults("events")
             .withTables(
                 List.of(
-                    new TableRule(
-                        "orders",
-                        List.of("id"),
-                        List.of(),
-                        null,
-                        true,
-                        List.of(),
-                        SchemaChanges.EVOLVE,
-                        List.of(),
-                        NestedValues.COLUMNS,
-                        List.of("attributes")),
+                    NestedColumnsTest.rule(
+                        "orders", SchemaChanges.EVOLVE, NestedValues.COLUMNS, "attributes"),
                     TableRule.DEFAULT)),
         loader);
 
@@ -204,35 +191,5 @@ class NestedColumnsIT {
         i,
         i % 2,
         tags);
-  }
-
-  private static void run(List<String> events, IngestSettings settings, CatalogLoader loader)
-      throws Exception {
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.setParallelism(2);
-    // A commit every 200 ms: the struct grows while rows in the old schema are committed and
-    // in flight.
-    env.enableCheckpointing(200);
-    DataGeneratorSource<IngestEvent> source =
-        new DataGeneratorSource<>(
-            new ListedEvents(events),
-            events.size(),
-            RateLimiterStrategy.perSecond(150),
-            TypeInformation.of(IngestEvent.class));
-    IngestJob.addSink(
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "listed").setParallelism(1),
-        loader,
-        settings,
-        Map.of());
-    env.execute("nested-columns-it");
-  }
-
-  private CatalogSettings catalogSettings() {
-    return new CatalogSettings(
-        "firn",
-        "jdbc",
-        "jdbc:sqlite:" + dir.resolve("catalog.db"),
-        dir.resolve("warehouse").toString(),
-        Map.of());
   }
 }

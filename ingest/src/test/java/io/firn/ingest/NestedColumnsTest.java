@@ -42,8 +42,14 @@ class NestedColumnsTest {
   }
 
   private static TableRule rule(SchemaChanges changes, NestedValues nested, String... mapFields) {
+    return rule("orders", changes, nested, mapFields);
+  }
+
+  /** A rule for the tables {@code match} names: key id, upserts, timestamp field customer.since. */
+  static TableRule rule(
+      String match, SchemaChanges changes, NestedValues nested, String... mapFields) {
     return new TableRule(
-        "orders",
+        match,
         List.of("id"),
         List.of(),
         null,
