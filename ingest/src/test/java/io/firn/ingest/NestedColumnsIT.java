@@ -100,7 +100,11 @@ class NestedColumnsIT {
             .withTables(
                 List.of(
                     NestedColumnsTest.rule(
-                        "orders", SchemaChanges.EVOLVE, NestedValues.COLUMNS, "attributes"),
+                        "orders",
+                        SchemaChanges.EVOLVE,
+                        NestedValues.COLUMNS,
+                        "attributes",
+                        "sizes"),
                     TableRule.DEFAULT)),
         loader);
 
@@ -116,6 +120,10 @@ class NestedColumnsIT {
     assertThat(orders.schema().findType("attributes").isMapType()).isTrue();
     assertThat(orders.schema().findType("attributes").asMapType().valueType())
         .isEqualTo(Types.StringType.get());
+    // A map field whose struct values grow mid-stream.
+    assertThat(orders.schema().findType("sizes").asMapType().valueType().asStructType().fields())
+        .extracting(Types.NestedField::name)
+        .containsExactly("w", "h");
     assertThat(orders.schema().findField("deep")).as("the refused event added nothing").isNull();
 
     Map<Long, Object> expected = new HashMap<>();
@@ -148,8 +156,8 @@ class NestedColumnsIT {
   /**
    * The {@code i}th order event: 40 keys updated in turn (30 from event 160 on), a customer struct
    * with a nested address, items (a list of structs, some null), free-form attributes (a map
-   * field), tags (a list, some empty); from {@link #CHANGE_AT} on the customer has a tier and the
-   * items a price.
+   * field), tags (a list, some empty), sizes (a map field of structs); from {@link #CHANGE_AT} on
+   * the customer has a tier, the items a price and the sizes a height.
    */
   private static String order(int i) {
     boolean later = i >= CHANGE_AT;
@@ -179,10 +187,13 @@ class NestedColumnsIT {
     }
     items.append(']');
     String tags = i == 0 || i % 5 != 0 ? "[\"t" + i % 2 + "\",\"x\"]" : "[]";
+    String sizes =
+        String.format(
+            Locale.ROOT, "{\"s%d\":{\"w\":%d%s}}", i % 3, i, later ? ",\"h\":" + (i + 1) : "");
     return String.format(
         Locale.ROOT,
         "{\"event_type\":\"orders\",\"id\":%d,\"customer\":%s,\"items\":%s,"
-            + "\"attributes\":{\"k%d\":\"v%d\",\"color\":\"c%d\"},\"tags\":%s}",
+            + "\"attributes\":{\"k%d\":\"v%d\",\"color\":\"c%d\"},\"tags\":%s,\"sizes\":%s}",
         // Keys 30 to 39 end before the change: their rows keep the older shape.
         i < 160 ? i % 40 : i % 30,
         customer,
@@ -190,6 +201,7 @@ class NestedColumnsIT {
         i % 6,
         i,
         i % 2,
-        tags);
+        tags,
+        sizes);
   }
 }
