@@ -59,6 +59,12 @@ public enum DeadLetterReason {
    */
   CONTRACT_VIOLATION("contract_violation"),
   /**
+   * The event's nested values would exceed a bound of the table's schema (ADR 0008 §12): objects
+   * and arrays nested deeper than 16 levels, or more than 1,000 fields added by one event. The
+   * detail names the field and the bound.
+   */
+  SCHEMA_LIMIT_EXCEEDED("schema_limit_exceeded"),
+  /**
    * Handling the event failed in a way no other reason covers (an unexpected exception while
    * reading or converting it, no catalog or storage failure): a defect in Firn, to be reported with
    * the payload. The detail names the exception.

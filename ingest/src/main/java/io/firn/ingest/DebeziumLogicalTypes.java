@@ -1,6 +1,7 @@
 package io.firn.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.DecimalNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
@@ -8,8 +9,10 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -43,8 +46,12 @@ import org.apache.iceberg.types.Types;
  *   <tr><td>{@code float32} / {@code float64}, {@code boolean}, {@code string}</td>
  *       <td>unchanged</td><td>{@code float} / {@code double}, {@code boolean}, {@code string}</td></tr>
  *   <tr><td>{@code bytes}</td><td>unchanged (base64)</td><td>{@code binary}</td></tr>
- *   <tr><td>{@code struct}, {@code array}, {@code map}</td><td>unchanged</td>
- *       <td>none declared: JSON text in a {@code string}</td></tr>
+ *   <tr><td>{@code struct}, {@code array}, {@code map} (string keys)</td><td>each field, element
+ *       and value decoded as above</td><td>{@code struct}, {@code list}, {@code map<string, V>} of
+ *       the declared types (JSON text in a {@code string} with the rule's {@code nested: json}); a
+ *       field, element or value declaring none is inferred</td></tr>
+ *   <tr><td>{@code map} with other keys (an array of {@code [key, value]} pairs in JSON)</td>
+ *       <td>unchanged</td><td>{@code string}: JSON text</td></tr>
  * </table>
  *
  * <p>{@code optional: false} declares the field required: a column created for it with the table is
@@ -115,10 +122,18 @@ final class DebeziumLogicalTypes {
   /** What a Connect schema field declares (the table in the class comment). */
   static DeclaredColumn declare(JsonNode column) {
     boolean optional = column.path("optional").asBoolean(true);
-    return new DeclaredColumn(type(column), optional);
+    return new DeclaredColumn(type(column, new int[1], 1), optional);
   }
 
-  private static Type type(JsonNode column) {
+  /**
+   * The declared type of a Connect schema, or null when it declares none Firn keeps. Nested types
+   * carry placeholder field ids ({@code ids}): only their shape and names guide new columns.
+   */
+  private static Type type(JsonNode column, int[] ids, int depth) {
+    Type nested = nestedType(column, ids, depth);
+    if (nested != null) {
+      return nested;
+    }
     switch (column.path("name").asText("")) {
       case "org.apache.kafka.connect.data.Decimal":
         return decimalType(column.path("parameters"));
@@ -148,6 +163,52 @@ final class DebeziumLogicalTypes {
     };
   }
 
+  /**
+   * A Connect {@code struct}, {@code array} or {@code map} as the matching Iceberg type (every
+   * nested field optional; a field whose type is not declared left out, to be inferred), a {@code
+   * string} for a map with non-string keys (the JSON converter writes it as an array of pairs),
+   * null for anything else or beyond {@link NestedColumns#MAX_DEPTH} levels.
+   */
+  private static Type nestedType(JsonNode column, int[] ids, int depth) {
+    String kind = column.path("type").asText("");
+    if (!kind.equals("struct") && !kind.equals("array") && !kind.equals("map")) {
+      return null;
+    }
+    if (depth > NestedColumns.MAX_DEPTH) {
+      return null;
+    }
+    switch (kind) {
+      case "struct":
+        {
+          List<Types.NestedField> fields = new ArrayList<>();
+          for (JsonNode field : column.path("fields")) {
+            Type type = type(field, ids, depth + 1);
+            String name = field.path("field").asText("");
+            if (type != null && fields.stream().noneMatch(f -> f.name().equals(name))) {
+              fields.add(Types.NestedField.optional(++ids[0], name, type));
+            }
+          }
+          return Types.StructType.of(fields);
+        }
+      case "array":
+        {
+          Type element = type(column.path("items"), ids, depth + 1);
+          return element == null ? null : Types.ListType.ofOptional(++ids[0], element);
+        }
+      default:
+        {
+          if (!column.path("keys").path("type").asText("").equals("string")) {
+            return Types.StringType.get();
+          }
+          Type value = type(column.path("values"), ids, depth + 1);
+          int keyId = ++ids[0];
+          return value == null
+              ? null
+              : Types.MapType.ofOptional(keyId, ++ids[0], Types.StringType.get(), value);
+        }
+    }
+  }
+
   /** {@code decimal(p, s)} from a Decimal's parameters, or null when they make none Iceberg has. */
   private static Type decimalType(JsonNode parameters) {
     try {
@@ -161,8 +222,43 @@ final class DebeziumLogicalTypes {
     }
   }
 
-  /** The decoded value, or null to keep {@code value}. */
+  /**
+   * The decoded value, or null to keep {@code value} (the fields, elements and values of a struct,
+   * array or map are decoded in place).
+   */
   private static JsonNode decodeValue(JsonNode column, JsonNode value) {
+    switch (column.path("type").asText("")) {
+      case "struct":
+        decodeRow(column, value);
+        return null;
+      case "array":
+        if (value instanceof ArrayNode array) {
+          for (int i = 0; i < array.size(); i++) {
+            JsonNode element = array.get(i);
+            JsonNode decoded = element.isNull() ? null : decodeValue(column.path("items"), element);
+            if (decoded != null) {
+              array.set(i, decoded);
+            }
+          }
+        }
+        return null;
+      case "map":
+        if (value instanceof ObjectNode map
+            && column.path("keys").path("type").asText("").equals("string")) {
+          for (String key :
+              new ArrayList<>(map.properties().stream().map(Map.Entry::getKey).toList())) {
+            JsonNode element = map.get(key);
+            JsonNode decoded =
+                element.isNull() ? null : decodeValue(column.path("values"), element);
+            if (decoded != null) {
+              map.set(key, decoded);
+            }
+          }
+        }
+        return null;
+      default:
+        break;
+    }
     try {
       switch (column.path("name").asText()) {
         case "org.apache.kafka.connect.data.Decimal":

@@ -10,8 +10,9 @@ import org.apache.iceberg.types.TypeUtil;
  * source allows it to be null. Inference from JSON values is the fallback where nothing is
  * declared.
  *
- * @param type the field's type, or null when the schema gives none Firn keeps (a struct, array or
- *     map, kept as JSON text; a decimal of variable scale)
+ * @param type the field's type, or null when the schema gives none Firn keeps (a decimal of
+ *     variable scale); a struct, array or map is its Iceberg type with placeholder field ids (ADR
+ *     0008 §15), which a rule with {@code nested: json} ignores (JSON text)
  * @param optional whether the source allows null; a field the schema does not mark required is
  *     optional
  */

@@ -24,6 +24,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -70,6 +71,8 @@ import java.util.regex.Pattern;
  *     upsert: true              # false: append (json only)
  *     timestamp-fields: [event_time]  # ISO-8601 with offset (or epoch millis) -> timestamptz
  *     schema-changes: evolve    # evolve | add-only (new columns only) | freeze (none)
+ *     nested: columns           # objects -> struct, arrays -> list (default) | json (JSON text)
+ *     map-fields: [attributes]  # objects at these dotted paths -> map<string, V>, not struct
  *     change-history: "{table}_changes"  # also append every change, with __op, to this table
  *     contract:                 # checks of every upserted row; breaking one: contract_violation
  *       - {name: positive_amount, field: amount, min: 0}  # or required: true, max, regex, enum,
@@ -137,6 +140,8 @@ public final class IngestConfigParser {
           "upsert",
           "timestamp-fields",
           "schema-changes",
+          "nested",
+          "map-fields",
           "contract",
           "change-history");
   private static final List<String> CHECK_KEYS =
@@ -698,13 +703,12 @@ public final class IngestConfigParser {
             throw value(key + ".partition-candidates", candidate, e.getMessage());
           }
         }
-        String changes = text(rule, key + ".schema-changes", SchemaChanges.EVOLVE.code());
-        SchemaChanges schemaChanges;
-        try {
-          schemaChanges = SchemaChanges.parse(changes);
-        } catch (IllegalArgumentException e) {
-          throw value(key + ".schema-changes", changes, e.getMessage());
-        }
+        SchemaChanges schemaChanges =
+            choice(
+                rule, key + ".schema-changes", SchemaChanges.EVOLVE.code(), SchemaChanges::parse);
+        NestedValues nested =
+            choice(rule, key + ".nested", NestedValues.COLUMNS.code(), NestedValues::parse);
+        List<String> mapFields = names(rule.get("map-fields"), key + ".map-fields");
         List<ContractCheck> contract = contract(rule.get("contract"), key + ".contract");
         try {
           rules.add(
@@ -717,6 +721,8 @@ public final class IngestConfigParser {
                   names(rule.get("timestamp-fields"), key + ".timestamp-fields"),
                   schemaChanges,
                   contract,
+                  nested,
+                  mapFields,
                   text(rule, key + ".change-history", null)));
         } catch (IllegalArgumentException e) {
           throw error(key, key + ": " + e.getMessage());
@@ -748,6 +754,19 @@ public final class IngestConfigParser {
                   + String.join(", ", allowed)
                   + ")");
         }
+      }
+    }
+
+    /**
+     * The value {@code parse} makes of the text at {@code path} ({@code fallback} when absent); its
+     * {@code IllegalArgumentException} names the allowed values.
+     */
+    private <T> T choice(JsonNode parent, String path, String fallback, Function<String, T> parse) {
+      String text = text(parent, path, fallback);
+      try {
+        return parse.apply(text);
+      } catch (IllegalArgumentException e) {
+        throw value(path, text, e.getMessage());
       }
     }
 

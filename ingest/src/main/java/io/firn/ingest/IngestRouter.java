@@ -43,7 +43,6 @@ import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.RowDataWrapper;
 import org.apache.iceberg.flink.sink.dynamic.FirnDynamicSink;
 import org.apache.iceberg.flink.sink.dynamic.PartitionSpecEvolution;
-import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -534,18 +533,13 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
 
   /**
    * Whether {@code table} has every column of {@code wanted}, in its type or a wider one, and
-   * optional where {@code wanted} is.
+   * optional where {@code wanted} is; for struct, list and map columns every nested field by name
+   * (the table assigns its own field ids).
    */
   private static boolean covers(Schema table, Schema wanted) {
     for (Types.NestedField column : wanted.columns()) {
       Types.NestedField existing = table.findField(column.name());
-      if (existing == null
-          || (column.isOptional() && existing.isRequired())
-          || !(existing.type().equals(column.type())
-              || (column.type().isPrimitiveType()
-                  && existing.type().isPrimitiveType()
-                  && TypeUtil.isPromotionAllowed(
-                      column.type(), existing.type().asPrimitiveType())))) {
+      if (existing == null || !NestedColumns.covers(existing, column)) {
         return false;
       }
     }

@@ -31,6 +31,7 @@ import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -337,10 +338,10 @@ final class TableRows {
         name, n -> TableIdentifier.of(Namespace.of(settings.namespace()), n));
   }
 
-  private static boolean hasNewFields(Schema schema, JsonNode image) {
+  private static boolean hasNewFields(TableRule rule, Schema schema, JsonNode image) {
     for (Iterator<Map.Entry<String, JsonNode>> it = image.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> field = it.next();
-      if (!field.getValue().isNull() && !hasColumn(schema, field.getKey())) {
+      if (adds(rule, field.getValue()) && !hasColumn(schema, field.getKey())) {
         return true;
       }
     }
@@ -360,11 +361,33 @@ final class TableRows {
               key,
               keyType != null && DeclaredColumn.canBeKey(keyType.type())
                   ? keyType.type()
-                  : infer(name, key, image.get(key))));
+                  : infer(rule(name), key, image.get(key))));
       identifiers.add(id);
     }
     Schema keysOnly = new Schema(columns, identifiers);
     return widen(name, keysOnly, image, declared, true);
+  }
+
+  /**
+   * Whether a new field of this value becomes a column: any non-null value with {@code nested:
+   * json}; with {@code nested: columns} one that holds something typed ({@link
+   * NestedColumns#typed}: not {@code []}, {@code {}}, {@code [null]}).
+   */
+  private static boolean adds(TableRule rule, JsonNode value) {
+    return rule.nested() == NestedValues.JSON ? !value.isNull() : NestedColumns.typed(value);
+  }
+
+  /**
+   * The type the source declares for a field, as the rule uses it: none for a struct, list or map
+   * with {@code nested: json} (their values are JSON text).
+   */
+  private static Type declaredType(TableRule rule, DeclaredColumn source) {
+    if (source == null || source.type() == null) {
+      return null;
+    }
+    return source.type().isNestedType() && rule.nested() == NestedValues.JSON
+        ? null
+        : source.type();
   }
 
   /** Whether {@code schema} has a column {@code name} (Iceberg's lookup refuses an empty name). */
@@ -405,12 +428,36 @@ final class TableRows {
       boolean creating) {
     List<Types.NestedField> columns = new ArrayList<>(schema.columns());
     boolean changed = !declared.isEmpty() && applyDeclared(table, schema, columns, image, declared);
-    int nextId = schema.highestFieldId();
+    TableRule rule = rule(table);
+    boolean nested = rule.nested() == NestedValues.COLUMNS;
+    NestedColumns.Growth growth =
+        new NestedColumns.Growth(identifier(table), rule, schema.highestFieldId());
     Map<String, String> added = null;
     for (Iterator<Map.Entry<String, JsonNode>> it = image.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> field = it.next();
       String name = field.getKey();
-      if (!field.getValue().isNull() && !hasColumn(schema, name)) {
+      if (nested && !field.getValue().isNull() && hasColumn(schema, name)) {
+        // A struct, list or map column grows with the value's new sub-fields.
+        int index = columnIndex(columns, name);
+        Types.NestedField column = columns.get(index);
+        if (column.type().isNestedType()) {
+          Type type =
+              NestedColumns.evolve(
+                  growth,
+                  name,
+                  column.type(),
+                  field.getValue(),
+                  declaredType(rule, declared.get(name)),
+                  1);
+          if (type != column.type()) {
+            columns.set(
+                index,
+                Types.NestedField.of(
+                    column.fieldId(), column.isOptional(), name, type, column.doc()));
+            changed = true;
+          }
+        }
+      } else if (adds(rule, field.getValue()) && !hasColumn(schema, name)) {
         if (added == null) {
           added = new HashMap<>();
         }
@@ -421,10 +468,14 @@ final class TableRows {
               "field '" + abbreviate(name) + "' of " + identifier(table) + " " + problem);
         }
         added.put(name.toLowerCase(Locale.ROOT), name);
-        nextId++;
+        growth.added(name);
         DeclaredColumn source = declared.get(name);
-        Type type = typeOf(table, name, field.getValue(), source);
-        if (convert(type, field.getValue()) == null) {
+        Type type =
+            nested
+                ? NestedColumns.evolve(
+                    growth, name, null, field.getValue(), declaredType(rule, source), 1)
+                : typeOf(rule, name, field.getValue(), declaredType(rule, source));
+        if (type.isPrimitiveType() && convert(type, field.getValue()) == null) {
           throw new RefusedRecordException(
               DeadLetterReason.INCOMPATIBLE_TYPE,
               "field '"
@@ -439,10 +490,33 @@ final class TableRows {
                   + ")");
         }
         boolean required = creating && source != null && !source.optional();
-        columns.add(Types.NestedField.of(nextId, !required, name, type));
+        columns.add(Types.NestedField.of(growth.newId(), !required, name, type));
       }
     }
-    return added != null || changed ? new Schema(columns, schema.identifierFieldIds()) : schema;
+    if (added == null && !changed) {
+      return schema;
+    }
+    try {
+      return new Schema(columns, schema.identifierFieldIds());
+    } catch (IllegalArgumentException | ValidationException e) {
+      // A top-level column named like another's nested path ('a.b' next to a struct 'a' with 'b').
+      throw new RefusedRecordException(
+          DeadLetterReason.INVALID_FIELD_NAME,
+          "the event's fields cannot be columns of "
+              + identifier(table)
+              + " together: "
+              + abbreviate(String.valueOf(e.getMessage())),
+          e);
+    }
+  }
+
+  private static int columnIndex(List<Types.NestedField> columns, String name) {
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).name().equals(name)) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("no column '" + name + "' in " + columns);
   }
 
   /**
@@ -464,16 +538,8 @@ final class TableRows {
             rule.schemaChanges() == SchemaChanges.FREEZE
                 ? "field '" + abbreviate(column.name()) + "' would be a new column"
                 : null;
-      } else if (!before.type().equals(column.type())) {
-        change =
-            "column '"
-                + column.name()
-                + "' would widen from "
-                + before.type()
-                + " to "
-                + column.type();
-      } else if (before.isRequired() && column.isOptional()) {
-        change = "column '" + column.name() + "' would become optional";
+      } else {
+        change = NestedColumns.refusedChange(column.name(), before, column, rule.schemaChanges());
       }
       if (change != null) {
         throw new RefusedRecordException(
@@ -576,17 +642,15 @@ final class TableRows {
    * A new column's type: {@code timestamptz} for the rule's timestamp fields, else the declared
    * type, else the type inferred from the value.
    */
-  private Type typeOf(String table, String field, JsonNode value, DeclaredColumn declared) {
-    if (declared != null
-        && declared.type() != null
-        && !rule(table).timestampFields().contains(field)) {
-      return declared.type();
+  static Type typeOf(TableRule rule, String field, JsonNode value, Type declared) {
+    if (declared != null && !rule.timestampFields().contains(field)) {
+      return declared;
     }
-    return infer(table, field, value);
+    return infer(rule, field, value);
   }
 
-  private Type infer(String table, String field, JsonNode value) {
-    if (rule(table).timestampFields().contains(field)) {
+  private static Type infer(TableRule rule, String field, JsonNode value) {
+    if (rule.timestampFields().contains(field)) {
       return Types.TimestampType.withZone();
     }
     if (value.isIntegralNumber() && value.canConvertToLong()) {
@@ -643,6 +707,15 @@ final class TableRows {
       }
       present++;
       Type type = column.type();
+      if (type.isNestedType()) {
+        Object converted = nestedValue(table, column, value, source);
+        if (converted == NestedColumns.CHANGE) {
+          change = true;
+        } else {
+          row.setField(i, converted);
+        }
+        continue;
+      }
       if (source != null && followsWidening(table.name(), type, source, value)) {
         type = source.type();
         change = true;
@@ -654,10 +727,33 @@ final class TableRows {
       row.setField(i, converted);
     }
     // Fields beyond the columns found: nulls, or new fields.
-    if (change || (image.size() > present && hasNewFields(schema, image))) {
+    if (change || (image.size() > present && hasNewFields(rule(table.name()), schema, image))) {
       return null;
     }
     return new Routing.Routed(table, schema, row, keySet(table.name()), false);
+  }
+
+  /**
+   * The value of a struct, list or map column, or {@link NestedColumns#CHANGE} when the column must
+   * grow first (a new sub-field, a wider type the source declares, a required field sent null).
+   */
+  private Object nestedValue(
+      TableIdentifier table, Types.NestedField column, JsonNode value, DeclaredColumn source) {
+    TableRule rule = rule(table.name());
+    Type declared = declaredType(rule, source);
+    if (declared != null
+        && declared.isNestedType()
+        && NestedColumns.evolve(
+                new NestedColumns.Growth(table, rule, Integer.MAX_VALUE / 2),
+                column.name(),
+                column.type(),
+                value,
+                declared,
+                1)
+            != column.type()) {
+      return NestedColumns.CHANGE;
+    }
+    return NestedColumns.value(table, column.name(), column.type(), value);
   }
 
   private static Routing.Rejected incompatible(
@@ -678,7 +774,7 @@ final class TableRows {
   }
 
   /** The value in the column's type, or null when it does not fit. */
-  private static Object convert(Type type, JsonNode value) {
+  static Object convert(Type type, JsonNode value) {
     JsonNodeType node = value.getNodeType();
     switch (type.typeId()) {
       case LONG:

@@ -25,6 +25,11 @@ import java.util.regex.Pattern;
  *     inferred as a timestamp
  * @param schemaChanges which changes of an existing table's schema events may cause
  * @param contract the checks every upserted row image must pass ({@link ContractCheck})
+ * @param nested whether JSON objects and arrays become {@code struct} / {@code list} / {@code map}
+ *     columns or JSON text ({@link NestedValues})
+ * @param mapFields dotted paths of the object fields that become {@code map<string, V>} columns
+ *     instead of structs (free-form attributes with unbounded keys); list elements and map values
+ *     add no segment to a path
  * @param changeHistory the name of an append table that also gets every change of an upsert table,
  *     with {@code {table}} for the table's name (e.g. {@code {table}_changes}); null for none
  */
@@ -37,6 +42,8 @@ public record TableRule(
     List<String> timestampFields,
     SchemaChanges schemaChanges,
     List<ContractCheck> contract,
+    NestedValues nested,
+    List<String> mapFields,
     String changeHistory)
     implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -92,7 +99,7 @@ public record TableRule(
         List.of());
   }
 
-  /** A rule without a change-history table. */
+  /** A rule whose nested values become columns, none of them maps, without a change history. */
   public TableRule(
       String match,
       List<String> primaryKey,
@@ -111,6 +118,59 @@ public record TableRule(
         timestampFields,
         schemaChanges,
         contract,
+        NestedValues.COLUMNS,
+        List.of(),
+        null);
+  }
+
+  /** A rule with a change history, whose nested values become columns, none of them maps. */
+  public TableRule(
+      String match,
+      List<String> primaryKey,
+      List<PartitionCandidate> partitionCandidates,
+      Long targetFileSize,
+      boolean upsert,
+      List<String> timestampFields,
+      SchemaChanges schemaChanges,
+      List<ContractCheck> contract,
+      String changeHistory) {
+    this(
+        match,
+        primaryKey,
+        partitionCandidates,
+        targetFileSize,
+        upsert,
+        timestampFields,
+        schemaChanges,
+        contract,
+        NestedValues.COLUMNS,
+        List.of(),
+        changeHistory);
+  }
+
+  /** A rule without a change history. */
+  public TableRule(
+      String match,
+      List<String> primaryKey,
+      List<PartitionCandidate> partitionCandidates,
+      Long targetFileSize,
+      boolean upsert,
+      List<String> timestampFields,
+      SchemaChanges schemaChanges,
+      List<ContractCheck> contract,
+      NestedValues nested,
+      List<String> mapFields) {
+    this(
+        match,
+        primaryKey,
+        partitionCandidates,
+        targetFileSize,
+        upsert,
+        timestampFields,
+        schemaChanges,
+        contract,
+        nested,
+        mapFields,
         null);
   }
 
@@ -119,6 +179,8 @@ public record TableRule(
 
   public TableRule {
     contract = contract == null ? List.of() : List.copyOf(contract);
+    nested = nested == null ? NestedValues.COLUMNS : nested;
+    mapFields = mapFields == null ? List.of() : List.copyOf(mapFields);
     if (changeHistory != null) {
       if (!upsert) {
         throw new IllegalArgumentException(
@@ -157,6 +219,28 @@ public record TableRule(
     if (primaryKey.isEmpty()) {
       throw new IllegalArgumentException(
           "table rule '" + match + "': primary key must name at least one field");
+    }
+    for (String field : mapFields) {
+      if (nested == NestedValues.JSON) {
+        throw new IllegalArgumentException(
+            "map field '" + field + "' needs nested: columns (nested: json keeps objects as text)");
+      }
+      if (primaryKey.contains(field)) {
+        throw new IllegalArgumentException(
+            "map field '"
+                + field
+                + "' is a primary-key field: keys are top-level primitive values");
+      }
+      for (PartitionCandidate candidate : partitionCandidates) {
+        if (candidate.column().equals(field)) {
+          throw new IllegalArgumentException(
+              "map field '"
+                  + field
+                  + "' is the column of partition candidate "
+                  + candidate
+                  + ": partition sources are top-level primitive columns");
+        }
+      }
     }
     if (upsert) {
       for (PartitionCandidate candidate : partitionCandidates) {
@@ -215,7 +299,9 @@ public record TableRule(
         false,
         timestampFields,
         schemaChanges,
-        List.of());
+        List.of(),
+        nested,
+        mapFields);
   }
 
   /** Compiled globs: a rule is matched for every event until its callers cache the outcome. */

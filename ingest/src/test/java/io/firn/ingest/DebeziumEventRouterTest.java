@@ -11,8 +11,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericArrayData;
+import org.apache.flink.table.data.GenericMapData;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.types.RowKind;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -240,7 +245,8 @@ class DebeziumEventRouterTest {
             tuple("zoned", Types.TimestampType.withZone(), false),
             tuple("blob", Types.BinaryType.get(), false),
             tuple("flag", Types.BooleanType.get(), false),
-            tuple("tags", Types.StringType.get(), false));
+            // An array without an items schema declares nothing: inferred from its elements.
+            tuple("tags", Types.ListType.ofOptional(12, Types.StringType.get()), false));
     RowData row = routed.row();
     assertThat(row.getInt(0)).isEqualTo(1);
     assertThat(row.getDecimal(1, 10, 2).toBigDecimal()).isEqualTo(new BigDecimal("123.45"));
@@ -254,7 +260,7 @@ class DebeziumEventRouterTest {
     assertThat(row.getInt(7)).isEqualTo(20421);
     assertThat(row.getTimestamp(8, 6).toInstant()).isEqualTo(Instant.parse("2026-11-29T09:15:30Z"));
     assertThat(row.getBinary(9)).containsExactly(1, 2);
-    assertThat(row.getString(11).toString()).isEqualTo("[\"a\"]");
+    assertThat(row.getArray(11).getString(0).toString()).isEqualTo("a");
 
     // Without the schema the same value is indistinguishable from a plain string: kept as it is.
     Routing.Routed bare =
@@ -262,6 +268,115 @@ class DebeziumEventRouterTest {
             "{\"op\":\"c\",\"after\":{\"id\":2,\"price\":\"MDk=\"},"
                 + "\"source\":{\"table\":\"orders\"}}");
     assertThat(bare.row().getString(position(bare.schema(), "price")).toString()).isEqualTo("MDk=");
+  }
+
+  @Test
+  void declaredStructsArraysAndMapsBecomeNestedColumnsOfTheDeclaredTypes() {
+    String columns =
+        String.join(
+            ",",
+            column("id", "int64", null, false, null),
+            "{\"field\":\"address\",\"type\":\"struct\",\"optional\":true,\"fields\":["
+                + column("zip", "int32", null, false, null)
+                + ",{\"field\":\"geo\",\"type\":\"struct\",\"optional\":true,\"fields\":["
+                + column("lat", "float64", null, true, null)
+                + "]},"
+                + column("since", "int64", "io.debezium.time.MicroTimestamp", true, null)
+                + "]}",
+            "{\"field\":\"prices\",\"type\":\"array\",\"optional\":true,\"items\":"
+                + column("", "bytes", DECIMAL, true, decimalParameters(2, 10))
+                + "}",
+            "{\"field\":\"labels\",\"type\":\"map\",\"optional\":true,"
+                + "\"keys\":{\"type\":\"string\"},\"values\":{\"type\":\"string\"}}",
+            "{\"field\":\"counts\",\"type\":\"map\",\"optional\":true,"
+                + "\"keys\":{\"type\":\"int32\"},\"values\":{\"type\":\"int64\"}}");
+    String after =
+        "{\"id\":1,\"address\":{\"zip\":1011,\"geo\":{\"lat\":52.5},"
+            + "\"since\":1764411330123456},\"prices\":[\"MDk=\",null],"
+            + "\"labels\":{\"a\":\"x\"},\"counts\":[[1,2]]}";
+
+    Routing.Routed routed = routed(envelope(columns, "c", null, after));
+
+    assertThat(routed.schema().asStruct())
+        .isEqualTo(
+            Types.StructType.of(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(
+                    6,
+                    "address",
+                    Types.StructType.of(
+                        Types.NestedField.optional(2, "zip", Types.IntegerType.get()),
+                        Types.NestedField.optional(
+                            4,
+                            "geo",
+                            Types.StructType.of(
+                                Types.NestedField.optional(3, "lat", Types.DoubleType.get()))),
+                        Types.NestedField.optional(5, "since", Types.TimestampType.withoutZone()))),
+                Types.NestedField.optional(
+                    8, "prices", Types.ListType.ofOptional(7, Types.DecimalType.of(10, 2))),
+                Types.NestedField.optional(
+                    11,
+                    "labels",
+                    Types.MapType.ofOptional(
+                        9, 10, Types.StringType.get(), Types.StringType.get())),
+                // Connect writes a map with other keys as [key, value] pairs: JSON text.
+                Types.NestedField.optional(12, "counts", Types.StringType.get())));
+    assertThat(routed.row())
+        .isEqualTo(
+            GenericRowData.of(
+                1L,
+                GenericRowData.of(
+                    1011,
+                    GenericRowData.of(52.5),
+                    TimestampData.fromLocalDateTime(
+                        LocalDateTime.parse("2025-11-29T10:15:30.123456"))),
+                new GenericArrayData(
+                    new Object[] {
+                      DecimalData.fromBigDecimal(new BigDecimal("123.45"), 10, 2), null
+                    }),
+                new GenericMapData(Map.of(StringData.fromString("a"), StringData.fromString("x"))),
+                StringData.fromString("[[1,2]]")));
+
+    // The source widens a nested column (ALTER ... TYPE bigint): the struct's field follows.
+    catalog.put(CUSTOMERS, routed.schema());
+    String wider =
+        columns.replace(
+            column("zip", "int32", null, false, null), column("zip", "int64", null, false, null));
+    Routing.Routed widened =
+        routed(
+            envelope(
+                wider,
+                "u",
+                null,
+                "{\"id\":1,\"address\":{\"zip\":99999999999,\"geo\":{\"lat\":1}}}"));
+    assertThat(widened.schema().findField("address.zip"))
+        .isEqualTo(Types.NestedField.optional(2, "zip", Types.LongType.get()));
+    assertThat(widened.schema().findField("address.since").fieldId()).isEqualTo(5);
+    assertThat(((GenericRowData) widened.row()).getField(1))
+        .isEqualTo(GenericRowData.of(99999999999L, GenericRowData.of(1.0), null));
+  }
+
+  @Test
+  void withNestedJsonDeclaredStructsStayJsonTextWithTheirLogicalTypesDecoded() {
+    EventRouter json =
+        IngestSettings.defaults("events")
+            .withFormat(EventFormat.DEBEZIUM)
+            .withTables(
+                List.of(NestedColumnsTest.rule("*", SchemaChanges.EVOLVE, NestedValues.JSON)))
+            .router(id -> Optional.empty());
+    String columns =
+        column("id", "int64", null, false, null)
+            + ",{\"field\":\"address\",\"type\":\"struct\",\"optional\":true,\"fields\":["
+            + column("since", "int32", "io.debezium.time.Date", true, null)
+            + "]}";
+
+    Routing.Routed routed =
+        (Routing.Routed)
+            json.route(envelope(columns, "c", null, "{\"id\":1,\"address\":{\"since\":20421}}"))
+                .get(0);
+
+    assertThat(routed.schema().findType("address")).isEqualTo(Types.StringType.get());
+    assertThat(routed.row().getString(1).toString()).isEqualTo("{\"since\":\"2025-11-29\"}");
   }
 
   @Test

@@ -255,8 +255,8 @@ class IngestConfigParserTest {
     assertError("tables:\n  - match: a\n    primary_key: [id]\n")
         .hasMessage(
             "f.yaml: line 3: unknown key 'tables[0].primary_key' (allowed: match, primary-key,"
-                + " partition-candidates, target-file-size, upsert, timestamp-fields, schema-changes, contract,"
-                + " change-history)");
+                + " partition-candidates, target-file-size, upsert, timestamp-fields, schema-changes,"
+                + " nested, map-fields, contract, change-history)");
     assertError("format: json\nformat: debezium\n")
         .hasMessageStartingWith("f.yaml: line 2: not valid YAML: Duplicate field 'format'");
   }
@@ -312,6 +312,28 @@ class IngestConfigParserTest {
         .hasMessage(
             "f.yaml: line 2: tables[0].schema-changes = 'sometimes': must be one of evolve,"
                 + " add-only, freeze");
+    assertError("tables:\n  - {match: a, nested: text}\n")
+        .hasMessage("f.yaml: line 2: tables[0].nested = 'text': must be one of columns, json");
+    assertError("tables:\n  - {match: a, nested: json, map-fields: [labels]}\n")
+        .hasMessage(
+            "f.yaml: line 2: tables[0]: map field 'labels' needs nested: columns (nested: json keeps"
+                + " objects as text)");
+    assertError("tables:\n  - {match: a, map-fields: [id]}\n")
+        .hasMessage(
+            "f.yaml: line 2: tables[0]: map field 'id' is a primary-key field: keys are top-level"
+                + " primitive values");
+    assertThat(
+            IngestConfigParser.parse(
+                    "tables:\n  - {match: a, nested: json}\n  - {match: b, map-fields: [x, y.z]}\n",
+                    "f.yaml")
+                .settings())
+        .satisfies(
+            settings -> {
+              assertThat(settings.table("a").nested()).isEqualTo(NestedValues.JSON);
+              assertThat(settings.table("a").mapFields()).isEmpty();
+              assertThat(settings.table("b").nested()).isEqualTo(NestedValues.COLUMNS);
+              assertThat(settings.table("b").mapFields()).containsExactly("x", "y.z");
+            });
     assertError("tables:\n  - {match: a, upsert: maybe}\n")
         .hasMessage("f.yaml: line 2: tables[0].upsert = 'maybe': must be true or false");
     assertError("format: debezium\ntables:\n  - {match: a, upsert: false}\n")

@@ -237,8 +237,14 @@ class IngestJobIT {
    */
   private CatalogLoader runListed(List<String> events, IngestSettings settings) throws Exception {
     CatalogLoader loader = IngestJob.catalogLoader(catalogSettings());
-    ListedEvents.runJob(events, settings, loader, 150, "ingest-listed-it");
+    runListed(events, settings, loader);
     return loader;
+  }
+
+  /** Runs the job over {@code events} into {@code loader}'s catalog, as above, to the end. */
+  static void runListed(List<String> events, IngestSettings settings, CatalogLoader loader)
+      throws Exception {
+    ListedEvents.runJob(events, settings, loader, 150, "ingest-listed-it");
   }
 
   /** {@code specId:partition} of every live data file. */
@@ -258,6 +264,11 @@ class IngestJobIT {
   }
 
   private CatalogSettings catalogSettings() {
+    return catalogSettings(dir);
+  }
+
+  /** A JDBC catalog on SQLite in {@code dir}. */
+  static CatalogSettings catalogSettings(Path dir) {
     return new CatalogSettings(
         "firn",
         "jdbc",

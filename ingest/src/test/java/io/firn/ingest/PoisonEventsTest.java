@@ -101,6 +101,70 @@ class PoisonEventsTest {
   }
 
   @Test
+  void nestedPoisonIsRefusedWithItsPathBeforeTheTableChanges() {
+    routed(create("{\"id\":1,\"customer\":{\"name\":\"ann\",\"age\":30,\"tags\":[\"a\"]}}"));
+
+    // Too deep: 17 levels of objects and arrays.
+    Routing.Rejected deep =
+        rejected(create("{\"id\":2,\"deep\":" + "[".repeat(17) + "1" + "]".repeat(17) + "}"));
+    assertThat(deep)
+        .isEqualTo(
+            new Routing.Rejected(
+                DeadLetterReason.SCHEMA_LIMIT_EXCEEDED,
+                "field 'deep' of events.orders nests objects and arrays deeper than 16 levels"));
+    // Far deeper than any bound (Jackson's own limit is 1000): the same, no stack overflow.
+    assertThat(
+            rejected(create("{\"id\":2,\"deep\":" + "[".repeat(990) + "]".repeat(990) + "}"))
+                .reason())
+        .isEqualTo(DeadLetterReason.SCHEMA_LIMIT_EXCEEDED);
+    // Mixed arrays, new or in an existing list column.
+    assertThat(rejected(create("{\"id\":2,\"scores\":[1,true]}")).detail())
+        .startsWith("field 'scores' = true mixes long and boolean values");
+    assertThat(rejected(create("{\"id\":2,\"customer\":{\"tags\":[\"b\",2]}}")).detail())
+        .isEqualTo(
+            "field 'customer.tags' = 2 (NUMBER) does not fit type string of events.orders without"
+                + " a disallowed change");
+    // A struct where a scalar is, and a scalar where a struct is.
+    assertThat(rejected(create("{\"id\":2,\"customer\":{\"age\":{\"years\":3}}}")).detail())
+        .isEqualTo(
+            "field 'customer.age' = {\"years\":3} (OBJECT) does not fit type long of"
+                + " events.orders without a disallowed change");
+    assertThat(rejected(create("{\"id\":2,\"customer\":7}")).reason())
+        .isEqualTo(DeadLetterReason.INCOMPATIBLE_TYPE);
+    // Sub-fields differing only by case, from the struct's or the same object's fields.
+    assertThat(rejected(create("{\"id\":2,\"customer\":{\"NAME\":\"b\"}}")).reason())
+        .isEqualTo(DeadLetterReason.INVALID_FIELD_NAME);
+    assertThat(rejected(create("{\"id\":2,\"x\":{\"ab\":1,\"aB\":2}}")).detail())
+        .isEqualTo(
+            "field 'x.aB' of events.orders differs only by case from field 'ab': case-insensitive"
+                + " engines (Spark, Trino) cannot tell them apart");
+    // Hostile sub-field names.
+    for (String name : List.of("", " ", "\\t", "a.b", "..")) {
+      assertThat(rejected(create("{\"id\":2,\"customer\":{\"" + name + "\":1}}")).reason())
+          .as(name)
+          .isEqualTo(DeadLetterReason.INVALID_FIELD_NAME);
+    }
+    // A nested key.
+    assertThat(rejected(create("{\"id\":{\"a\":1}}")).reason())
+        .isEqualTo(DeadLetterReason.INVALID_KEY);
+
+    // A string field holds an object as its JSON text, as a string column does.
+    assertThat(
+            ((org.apache.flink.table.data.GenericRowData)
+                    routed(create("{\"id\":4,\"customer\":{\"name\":{\"first\":\"a\"}}}")).row())
+                .getField(1))
+        .isEqualTo(
+            org.apache.flink.table.data.GenericRowData.of(
+                org.apache.flink.table.data.StringData.fromString("{\"first\":\"a\"}"),
+                null,
+                null));
+    // None of it changed the table: a good event's schema is the first one's.
+    assertThat(routed(create("{\"id\":3,\"customer\":{\"name\":\"bob\"}}")).schema().columns())
+        .extracting(Types.NestedField::name)
+        .containsExactly("id", "customer");
+  }
+
+  @Test
   void timestampsOutsideIcebergsMicrosecondsAreIncompatible() {
     routed(create("{\"id\":1,\"at\":\"2026-11-29T10:00:00Z\"}"));
 

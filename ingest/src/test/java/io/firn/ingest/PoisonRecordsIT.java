@@ -144,6 +144,43 @@ class PoisonRecordsIT {
         "field '_pos' of events.orders is the name of an Iceberg metadata column",
         c("orders", "{\"id\":4,\"_pos\":7}"));
     backlog.good(c("orders", "{\"id\":4,\"name\":\"fourth\",\"amount\":1}"));
+    // profiles: nested values as struct and list columns (ADR 0008 §15), and nested poison.
+    backlog.good(
+        c(
+            "profiles",
+            "{\"id\":1,\"prefs\":{\"lang\":\"en\",\"tags\":[\"a\",\"b\"]},\"scores\":[1,2]}"));
+    backlog.poison(
+        "schema_limit_exceeded",
+        "field 'prefs.x' of events.profiles nests objects and arrays deeper than 16 levels",
+        c("profiles", "{\"id\":2,\"prefs\":{\"x\":" + nested(16) + "}}"));
+    backlog.poison(
+        "incompatible_type",
+        "field 'scores' = \"two\" (STRING) does not fit type long of events.profiles",
+        c("profiles", "{\"id\":2,\"scores\":[1,\"two\"]}"));
+    backlog.poison(
+        "incompatible_type",
+        "field 'mixed' = 1 mixes boolean and number values",
+        c("profiles", "{\"id\":2,\"mixed\":[true,1]}"));
+    backlog.poison(
+        "incompatible_type",
+        "field 'prefs' = \"en\" (STRING) does not fit type struct<",
+        c("profiles", "{\"id\":2,\"prefs\":\"en\"}"));
+    backlog.poison(
+        "invalid_field_name",
+        "field 'prefs.Lang' of events.profiles differs only by case from field 'lang'",
+        c("profiles", "{\"id\":2,\"prefs\":{\"Lang\":\"de\"}}"));
+    backlog.poison(
+        "invalid_field_name",
+        "field 'prefs.a.b' of events.profiles has a '.' in its name",
+        c("profiles", "{\"id\":2,\"prefs\":{\"a.b\":1}}"));
+    backlog.poison(
+        "invalid_field_name",
+        "field 'prefs.' of events.profiles is empty or blank",
+        c("profiles", "{\"id\":2,\"prefs\":{\"\":1}}"));
+    backlog.poison(
+        "invalid_key",
+        "key field 'id' of 'after' = {\"n\":2}",
+        c("profiles", "{\"id\":{\"n\":2}}"));
 
     // Produced while the job runs: accounts and legacy exist before the job starts.
     Corpus live = new Corpus();
@@ -232,6 +269,13 @@ class PoisonRecordsIT {
         u("coupons", null, "{\"id\":2,\"code\":\"B\",\"CODE\":\"c\"}"));
     live.good(u("coupons", null, "{\"id\":1,\"code\":\"A2\"}"));
     live.good(c("coupons", "{\"id\":2,\"code\":\"B\"}"));
+    // A nested field added mid-stream; an empty list.
+    live.good(
+        u(
+            "profiles",
+            null,
+            "{\"id\":1,\"prefs\":{\"lang\":\"de\",\"theme\":\"dark\",\"tags\":[]},\"scores\":[3]}"));
+    live.good(c("profiles", "{\"id\":2,\"prefs\":{\"lang\":\"fr\"}}"));
     // The last events of two tables: good records still flow after every poison.
     live.good(c("orders", "{\"id\":7,\"name\":\"last\"}"));
     live.good(c("accounts", "{\"id\":3,\"name\":\"cy\"}"));
@@ -272,7 +316,8 @@ class PoisonRecordsIT {
                 "coupons", List.of("id", "code"),
                 "ledger", List.of("id", "amount", "memo"),
                 "accounts", List.of("id", "name", "tier"),
-                "legacy", List.of("id", "label", "extra"));
+                "legacy", List.of("id", "label", "extra"),
+                "profiles", List.of("id", "prefs", "scores"));
         assertThat(expected).containsOnlyKeys(columns.keySet());
         for (Map.Entry<String, List<String>> table : columns.entrySet()) {
           Table loaded = catalog.loadTable(TableIdentifier.of("events", table.getKey()));
@@ -294,7 +339,17 @@ class PoisonRecordsIT {
             .as("no table for a refused name")
             .extracting(TableIdentifier::name)
             .containsExactlyInAnyOrder(
-                "orders", "coupons", "ledger", "accounts", "legacy", "dead_letters");
+                "orders", "coupons", "ledger", "accounts", "legacy", "profiles", "dead_letters");
+        assertThat(
+                catalog
+                    .loadTable(TableIdentifier.of("events", "profiles"))
+                    .schema()
+                    .findType("prefs")
+                    .asStructType()
+                    .fields())
+            .extracting(Types.NestedField::name)
+            .as("the nested field a later event brought")
+            .containsExactly("lang", "tags", "theme");
         assertThat(expected.get("orders")).containsOnlyKeys(2L, 3L, 5L, 7L);
         assertThat(expected.get("orders").get(2L).has("note"))
             .as("order 2's last image has no note: its row holds null there")
@@ -422,7 +477,10 @@ class PoisonRecordsIT {
         List<Object> values = new ArrayList<>();
         for (Types.NestedField column : table.schema().columns()) {
           Object value = record.getField(column.name());
-          values.add(value instanceof OffsetDateTime time ? time.toInstant() : value);
+          values.add(
+              value instanceof OffsetDateTime time
+                  ? time.toInstant()
+                  : column.type().isNestedType() ? PlainValues.of(value) : value);
         }
         actual.add(values);
       }
@@ -485,6 +543,7 @@ class PoisonRecordsIT {
         continue;
       }
       switch (column.type().typeId()) {
+        case STRUCT, LIST, MAP -> row.add(PlainValues.of(value));
         case LONG -> row.add(value.longValue());
         case DOUBLE -> row.add(value.doubleValue());
         case BOOLEAN -> row.add(value.booleanValue());
@@ -517,6 +576,7 @@ class PoisonRecordsIT {
             "tables:",
             "  - match: orders",
             "    timestamp-fields: [paid_at]",
+            "    nested: json                 # objects and arrays as JSON text, as before",
             "  - match: accounts",
             "    partition-candidates: ['bucket(4, id)']",
             "  - match: ledger",
