@@ -22,6 +22,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
+import org.apache.iceberg.io.SupportsBulkOperations;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -150,17 +151,13 @@ public final class OrphanFileCleanup {
 
     List<String> failed = new ArrayList<>();
     if (!settings.dryRun()) {
-      int done = 0;
-      for (FileInfo orphan : orphans) {
-        try {
-          table.io().deleteFile(orphan.location());
-        } catch (RuntimeException e) {
-          failed.add(orphan.location() + ": " + e);
-          LOG.warn(
-              "{}: cannot delete orphan {}: {}", table.name(), orphan.location(), e.toString());
-        }
-        if (++done % PROGRESS_EVERY == 0) {
-          note("%s: deleted %d of %d orphan files", table.name(), done, orphans.size());
+      for (int from = 0; from < orphans.size(); from += PROGRESS_EVERY) {
+        delete(
+            table, orphans.subList(from, Math.min(orphans.size(), from + PROGRESS_EVERY)), failed);
+        if (from + PROGRESS_EVERY < orphans.size()) {
+          note(
+              "%s: deleted %d of %d orphan files",
+              table.name(), from + PROGRESS_EVERY, orphans.size());
         }
       }
       note(
@@ -223,12 +220,44 @@ public final class OrphanFileCleanup {
     }
   }
 
+  /**
+   * Deletes files through the table's FileIO: in bulk where it can (S3FileIO sends one request per
+   * {@code s3.delete.batch-size} keys), else one by one; a failed bulk call is retried file by
+   * file, which names the files that cannot be deleted (deleting a deleted file is no error).
+   */
+  private static void delete(Table table, List<FileInfo> files, List<String> failed) {
+    FileIO io = table.io();
+    if (io instanceof SupportsBulkOperations bulk && files.size() > 1) {
+      try {
+        bulk.deleteFiles(files.stream().map(FileInfo::location).toList());
+        return;
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "{}: bulk delete of {} orphans failed, deleting one by one: {}",
+            table.name(),
+            files.size(),
+            e.toString());
+      }
+    }
+    for (FileInfo orphan : files) {
+      try {
+        io.deleteFile(orphan.location());
+      } catch (RuntimeException e) {
+        failed.add(orphan.location() + ": " + e);
+        LOG.warn("{}: cannot delete orphan {}: {}", table.name(), orphan.location(), e.toString());
+      }
+    }
+  }
+
   /** Files under the table location, through the table's FileIO when it can list. */
   private static List<FileInfo> list(Table table, String location, String root) {
     FileIO io = table.io();
     Iterable<FileInfo> files;
     if (io instanceof SupportsPrefixOperations prefixes) {
-      files = prefixes.listPrefix(location);
+      // An object store lists keys by prefix: the slash keeps sibling tables (.../t2 of .../t) out.
+      files =
+          prefixes.listPrefix(
+              LocalFileIO.isLocal(location) || location.endsWith("/") ? location : location + "/");
     } else if (LocalFileIO.isLocal(location)) {
       files = new LocalFileIO().listPrefix(location);
     } else {
