@@ -22,7 +22,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
-import org.apache.iceberg.io.SupportsBulkOperations;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -152,8 +151,11 @@ public final class OrphanFileCleanup {
     List<String> failed = new ArrayList<>();
     if (!settings.dryRun()) {
       for (int from = 0; from < orphans.size(); from += PROGRESS_EVERY) {
-        delete(
-            table, orphans.subList(from, Math.min(orphans.size(), from + PROGRESS_EVERY)), failed);
+        List<String> batch =
+            orphans.subList(from, Math.min(orphans.size(), from + PROGRESS_EVERY)).stream()
+                .map(FileInfo::location)
+                .toList();
+        failed.addAll(FileDeletes.delete(table.io(), batch, table.name(), "orphan"));
         if (from + PROGRESS_EVERY < orphans.size()) {
           note(
               "%s: deleted %d of %d orphan files",
@@ -217,35 +219,6 @@ public final class OrphanFileCleanup {
               + other.getValue()
               + "), so the files of one table would look orphaned to the other. Give each table"
               + " its own location");
-    }
-  }
-
-  /**
-   * Deletes files through the table's FileIO: in bulk where it can (S3FileIO sends one request per
-   * {@code s3.delete.batch-size} keys), else one by one; a failed bulk call is retried file by
-   * file, which names the files that cannot be deleted (deleting a deleted file is no error).
-   */
-  private static void delete(Table table, List<FileInfo> files, List<String> failed) {
-    FileIO io = table.io();
-    if (io instanceof SupportsBulkOperations bulk && files.size() > 1) {
-      try {
-        bulk.deleteFiles(files.stream().map(FileInfo::location).toList());
-        return;
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "{}: bulk delete of {} orphans failed, deleting one by one: {}",
-            table.name(),
-            files.size(),
-            e.toString());
-      }
-    }
-    for (FileInfo orphan : files) {
-      try {
-        io.deleteFile(orphan.location());
-      } catch (RuntimeException e) {
-        failed.add(orphan.location() + ": " + e);
-        LOG.warn("{}: cannot delete orphan {}: {}", table.name(), orphan.location(), e.toString());
-      }
     }
   }
 
