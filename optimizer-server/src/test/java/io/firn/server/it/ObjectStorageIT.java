@@ -51,6 +51,7 @@ class ObjectStorageIT {
   private static final String BUCKET = "firn";
   private static final String WAREHOUSE = "s3://" + BUCKET + "/wh";
   private static final String EVENTS = "wh/db/events/";
+  private static final String CHECKSUMS = "aws.requestChecksumCalculation";
 
   /**
    * S3Proxy refuses the AWS SDK's default request checksums (its streaming CRC32 trailer), as many
@@ -65,8 +66,6 @@ class ObjectStorageIT {
   static void defaultChecksums() {
     System.clearProperty(CHECKSUMS);
   }
-
-  private static final String CHECKSUMS = "aws.requestChecksumCalculation";
 
   @Test
   void aTableOnS3IsOptimizedAndMaintainedWithRowsUnchangedAndOnlyPlantedOrphansRemoved(
