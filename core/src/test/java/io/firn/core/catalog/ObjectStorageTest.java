@@ -2,6 +2,7 @@ package io.firn.core.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -112,7 +113,9 @@ class ObjectStorageTest {
     String before = System.getProperty("aws.disableEc2Metadata");
     System.setProperty("aws.disableEc2Metadata", "true");
     try {
-      assertThat(System.getenv("AWS_REGION")).isNull();
+      assumeTrue(
+          System.getenv("AWS_REGION") == null && System.getenv("AWS_DEFAULT_REGION") == null,
+          "the environment names a region");
       assertThatThrownBy(() -> Catalogs.connect(settings))
           .isInstanceOf(CatalogConnectionException.class)
           .hasMessageContaining("does not answer at s3.endpoint http://127.0.0.1:9: ")
