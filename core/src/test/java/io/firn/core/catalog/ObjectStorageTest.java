@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,17 +72,12 @@ class ObjectStorageTest {
       port = socket.getLocalPort();
     }
     CatalogSettings settings =
-        new CatalogSettings(
-            "lake",
-            "jdbc",
-            "jdbc:sqlite:" + catalogFile,
-            "s3://bucket/wh",
+        onS3(
+            catalogFile,
             Map.of(
                 "s3.endpoint", "http://127.0.0.1:" + port,
                 "s3.path-style-access", "true",
-                "client.region", "us-east-1",
-                "s3.access-key-id", "firn",
-                "s3.secret-access-key", SECRET));
+                "client.region", "us-east-1"));
 
     assertThatThrownBy(() -> Catalogs.connect(settings))
         .isInstanceOf(CatalogConnectionException.class)
@@ -99,16 +95,7 @@ class ObjectStorageTest {
   @Test
   void aMissingRegionIsNamedWithWhatToSet(@TempDir Path dir) throws IOException {
     Path catalogFile = Files.createFile(dir.resolve("catalog.db"));
-    CatalogSettings settings =
-        new CatalogSettings(
-            "lake",
-            "jdbc",
-            "jdbc:sqlite:" + catalogFile,
-            "s3://bucket/wh",
-            Map.of(
-                "s3.endpoint", "http://127.0.0.1:9",
-                "s3.access-key-id", "firn",
-                "s3.secret-access-key", SECRET));
+    CatalogSettings settings = onS3(catalogFile, Map.of("s3.endpoint", "http://127.0.0.1:9"));
     // Neither the environment nor an instance's metadata service may lend a region here.
     String before = System.getProperty("aws.disableEc2Metadata");
     System.setProperty("aws.disableEc2Metadata", "true");
@@ -129,5 +116,13 @@ class ObjectStorageTest {
         System.setProperty("aws.disableEc2Metadata", before);
       }
     }
+  }
+
+  /** A SQLite catalog with warehouse s3://bucket/wh, static keys and the given properties. */
+  private static CatalogSettings onS3(Path catalogFile, Map<String, String> properties) {
+    Map<String, String> all = new HashMap<>(properties);
+    all.put("s3.access-key-id", "firn");
+    all.put("s3.secret-access-key", SECRET);
+    return new CatalogSettings("lake", "jdbc", "jdbc:sqlite:" + catalogFile, "s3://bucket/wh", all);
   }
 }

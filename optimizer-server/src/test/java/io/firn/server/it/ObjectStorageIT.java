@@ -225,59 +225,30 @@ class ObjectStorageIT {
   }
 
   private static String serverConfig(Path catalogFile, S3ProxyProcess s3, Path dir, Path policy) {
-    StringBuilder properties = new StringBuilder();
+    StringBuilder properties = new StringBuilder("    properties:\n");
     s3.catalogProperties()
-        .forEach(
-            (k, v) ->
-                properties.append("      ").append(k).append(": \"").append(v).append("\"\n"));
-    return """
-        catalogs:
-          - name: lake
-            type: jdbc
-            uri: "jdbc:sqlite:%s"
-            warehouse: "%s"
-            properties:
-        %s
-        stateStore:
-          url: "jdbc:h2:file:%s"
-        policies:
-          path: "%s"
-        watch:
-          interval: 200ms
-        optimizing:
+        .forEach((k, v) -> properties.append("      %s: \"%s\"\n".formatted(k, v)));
+    return ServerFixture.yaml(
+        catalogFile,
+        WAREHOUSE,
+        properties.toString(),
+        "jdbc:h2:file:" + dir.resolve("state"),
+        null,
+        """
           localWorkerThreads: 0
           lease: 30s
           heartbeatInterval: 1s
           retryBackoff: 1s
+        """,
+        """
+        policies:
+          path: "%s"
         maintenance:
           expire-snapshots.max-age: 1s
           expire-snapshots.retain-last: 1
           orphan-files.min-age: 1h
-        auth:
-          workerToken: %s
-          adminToken: %s
-        server:
-          applicationConnectors:
-            - type: http
-              port: 0
-          adminConnectors:
-            - type: http
-              port: 0
-          requestLog:
-            appenders: []
-        logging:
-          level: WARN
-          loggers:
-            io.firn: INFO
         """
-        .formatted(
-            catalogFile,
-            WAREHOUSE,
-            properties.toString().stripTrailing(),
-            dir.resolve("state"),
-            policy,
-            ServerFixture.WORKER_TOKEN,
-            ServerFixture.ADMIN_TOKEN);
+            .formatted(policy));
   }
 
   /** Prints the S3 requests of each part of Firn, and per optimizing task. */
