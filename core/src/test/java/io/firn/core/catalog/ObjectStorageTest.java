@@ -22,39 +22,19 @@ class ObjectStorageTest {
 
   @Test
   void aJdbcCatalogOnS3ReadsThroughS3FileIOWithTheShippedHttpClient() {
-    Map<String, String> properties =
-        new CatalogSettings("lake", "jdbc", "jdbc:sqlite:c.db", "s3a://bucket/wh", Map.of())
-            .icebergProperties();
-    assertThat(properties)
+    assertThat(jdbc("s3a://bucket/wh", Map.of()))
         .containsEntry("io-impl", ObjectStorage.S3_FILE_IO)
         .containsEntry("http-client.type", "urlconnection");
   }
 
   @Test
   void explicitPropertiesWinAndLocalWarehousesGetNothing() {
-    assertThat(
-            new CatalogSettings(
-                    "lake",
-                    "jdbc",
-                    "jdbc:sqlite:c.db",
-                    "s3://bucket/wh",
-                    Map.of("io-impl", "org.example.MyIO"))
-                .icebergProperties())
+    assertThat(jdbc("s3://bucket/wh", Map.of("io-impl", "org.example.MyIO")))
         .containsEntry("io-impl", "org.example.MyIO")
         .doesNotContainKey("http-client.type");
-    assertThat(
-            new CatalogSettings(
-                    "lake",
-                    "jdbc",
-                    "jdbc:sqlite:c.db",
-                    "s3://bucket/wh",
-                    Map.of("http-client.type", "apache"))
-                .icebergProperties())
+    assertThat(jdbc("s3://bucket/wh", Map.of("http-client.type", "apache")))
         .containsEntry("http-client.type", "apache");
-    assertThat(
-            new CatalogSettings("lake", "jdbc", "jdbc:sqlite:c.db", "/data/wh", Map.of())
-                .icebergProperties())
-        .doesNotContainKeys("io-impl", "http-client.type");
+    assertThat(jdbc("/data/wh", Map.of())).doesNotContainKeys("io-impl", "http-client.type");
     // A REST catalog may hand out S3FileIO in its configuration.
     assertThat(
             new CatalogSettings("lake", "rest", "http://rest:8181", null, Map.of())
@@ -124,5 +104,11 @@ class ObjectStorageTest {
     all.put("s3.access-key-id", "firn");
     all.put("s3.secret-access-key", SECRET);
     return new CatalogSettings("lake", "jdbc", "jdbc:sqlite:" + catalogFile, "s3://bucket/wh", all);
+  }
+
+  /** The Iceberg properties of a SQLite JDBC catalog with this warehouse and properties. */
+  private static Map<String, String> jdbc(String warehouse, Map<String, String> properties) {
+    return new CatalogSettings("lake", "jdbc", "jdbc:sqlite:c.db", warehouse, properties)
+        .icebergProperties();
   }
 }
