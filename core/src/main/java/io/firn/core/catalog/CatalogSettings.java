@@ -13,7 +13,8 @@ import java.util.Map;
  * @param uri the JDBC URL ({@code jdbc:sqlite:/path/catalog.db}, {@code jdbc:postgresql://host/db})
  *     or REST endpoint; null for a Hadoop catalog
  * @param warehouse the warehouse location; required for jdbc and hadoop
- * @param properties further Iceberg catalog properties ({@code jdbc.user}, {@code io-impl}, ...)
+ * @param properties further Iceberg catalog properties ({@code jdbc.user}, {@code io-impl}, {@code
+ *     s3.endpoint}, ...; object storage: {@link ObjectStorage})
  */
 public record CatalogSettings(
     String name, String type, String uri, String warehouse, Map<String, String> properties) {
@@ -108,6 +109,7 @@ public record CatalogSettings(
       all.put("warehouse", warehouse);
     }
     all.putAll(properties);
+    ObjectStorage.addDefaults(type, warehouse, all);
     return all;
   }
 

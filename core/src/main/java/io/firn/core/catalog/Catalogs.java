@@ -42,6 +42,18 @@ public final class Catalogs {
         namespaces
             .listNamespaces(); // fail now, not at the first table, when the catalog is unreachable
       }
+      try {
+        ObjectStorage.checkReachable(settings);
+      } catch (CatalogConnectionException e) {
+        if (catalog instanceof java.io.Closeable closeable) {
+          try {
+            closeable.close();
+          } catch (java.io.IOException | RuntimeException suppressed) {
+            e.addSuppressed(suppressed);
+          }
+        }
+        throw e;
+      }
       return catalog;
     } catch (CatalogConnectionException e) {
       throw e;

@@ -150,17 +150,16 @@ public final class OrphanFileCleanup {
 
     List<String> failed = new ArrayList<>();
     if (!settings.dryRun()) {
-      int done = 0;
-      for (FileInfo orphan : orphans) {
-        try {
-          table.io().deleteFile(orphan.location());
-        } catch (RuntimeException e) {
-          failed.add(orphan.location() + ": " + e);
-          LOG.warn(
-              "{}: cannot delete orphan {}: {}", table.name(), orphan.location(), e.toString());
-        }
-        if (++done % PROGRESS_EVERY == 0) {
-          note("%s: deleted %d of %d orphan files", table.name(), done, orphans.size());
+      for (int from = 0; from < orphans.size(); from += PROGRESS_EVERY) {
+        List<String> batch =
+            orphans.subList(from, Math.min(orphans.size(), from + PROGRESS_EVERY)).stream()
+                .map(FileInfo::location)
+                .toList();
+        failed.addAll(FileDeletes.delete(table.io(), batch, table.name(), "orphan"));
+        if (from + PROGRESS_EVERY < orphans.size()) {
+          note(
+              "%s: deleted %d of %d orphan files",
+              table.name(), from + PROGRESS_EVERY, orphans.size());
         }
       }
       note(
@@ -228,7 +227,10 @@ public final class OrphanFileCleanup {
     FileIO io = table.io();
     Iterable<FileInfo> files;
     if (io instanceof SupportsPrefixOperations prefixes) {
-      files = prefixes.listPrefix(location);
+      // An object store lists keys by prefix: the slash keeps sibling tables (.../t2 of .../t) out.
+      files =
+          prefixes.listPrefix(
+              LocalFileIO.isLocal(location) || location.endsWith("/") ? location : location + "/");
     } else if (LocalFileIO.isLocal(location)) {
       files = new LocalFileIO().listPrefix(location);
     } else {

@@ -3,6 +3,7 @@ package io.firn.core.maintenance;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -10,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.iceberg.ExpireSnapshots;
 import org.apache.iceberg.Snapshot;
@@ -97,18 +97,17 @@ public final class SnapshotExpiry {
         expireOlderThan = Math.min(expireOlderThan, snapshot.timestampMillis());
       }
     }
-    AtomicLong deleted = new AtomicLong();
+    List<String> unreferenced = Collections.synchronizedList(new ArrayList<>());
     ExpireSnapshots expire =
         table
             .expireSnapshots()
             .expireOlderThan(expireOlderThan)
             .retainLast(settings.retainLast())
             .cleanExpiredFiles(settings.cleanExpiredFiles())
-            .deleteWith(
-                location -> {
-                  table.io().deleteFile(location);
-                  deleted.incrementAndGet();
-                });
+            // Collected, then deleted in bulk where the FileIO can (one request per batch of keys
+            // on
+            // object storage) after the commit; a file left behind is an orphan for orphan cleanup.
+            .deleteWith(unreferenced::add);
     List<Snapshot> planned = expire.apply();
     Set<Long> plannedIds = new HashSet<>();
     planned.forEach(s -> plannedIds.add(s.snapshotId()));
@@ -141,12 +140,16 @@ public final class SnapshotExpiry {
     }
 
     List<Long> expired = new ArrayList<>();
+    long deleted = 0;
     if (settings.dryRun()) {
       planned.stream()
           .sorted(Comparator.comparingLong(Snapshot::timestampMillis))
           .forEach(s -> expired.add(s.snapshotId()));
     } else if (!planned.isEmpty()) {
       expire.commit();
+      List<String> failed =
+          FileDeletes.delete(table.io(), List.copyOf(unreferenced), table.name(), "expired file");
+      deleted = unreferenced.size() - failed.size();
       table.refresh();
       Set<Long> after = new HashSet<>();
       table.snapshots().forEach(s -> after.add(s.snapshotId()));
@@ -154,9 +157,7 @@ public final class SnapshotExpiry {
           .filter(s -> !after.contains(s.snapshotId()))
           .sorted(Comparator.comparingLong(Snapshot::timestampMillis))
           .forEach(s -> expired.add(s.snapshotId()));
-      note(
-          "%s: expired %d snapshots, deleted %d files",
-          table.name(), expired.size(), deleted.get());
+      note("%s: expired %d snapshots, deleted %d files", table.name(), expired.size(), deleted);
     }
 
     Set<Long> gone = new HashSet<>(expired);
@@ -184,13 +185,7 @@ public final class SnapshotExpiry {
     }
     kept.sort(Comparator.comparingLong(SnapshotExpiryReport.KeptSnapshot::timestampMillis));
     return new SnapshotExpiryReport(
-        table.name(),
-        settings.dryRun(),
-        before.size(),
-        expired,
-        deleted.get(),
-        kept,
-        elapsed(started));
+        table.name(), settings.dryRun(), before.size(), expired, deleted, kept, elapsed(started));
   }
 
   /**

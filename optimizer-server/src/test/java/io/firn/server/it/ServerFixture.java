@@ -53,20 +53,54 @@ final class ServerFixture implements AutoCloseable {
    */
   Path config(String stateStoreUrl, String stateStoreUser, String optimizing) {
     String yaml =
-        """
+        yaml(
+            dir.resolve("catalog.db"),
+            dir.resolve("warehouse").toString(),
+            "",
+            stateStoreUrl,
+            stateStoreUser,
+            optimizing,
+            "");
+    Path file = dir.resolve("firn-server-" + System.nanoTime() + ".yaml");
+    try {
+      Files.writeString(file, yaml);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return file;
+  }
+
+  /**
+   * A server configuration with one SQLite JDBC catalog named {@code lake}, HTTP on free ports.
+   *
+   * @param catalogLines further lines of the catalog (e.g. its {@code properties:}), indented by
+   *     four spaces, each ending with a newline; or empty
+   * @param optimizing the body of the {@code optimizing:} section, indented
+   * @param sections further top-level sections ({@code policies:}, {@code maintenance:}), each line
+   *     ending with a newline; or empty
+   */
+  static String yaml(
+      Path catalogFile,
+      String warehouse,
+      String catalogLines,
+      String stateStoreUrl,
+      String stateStoreUser,
+      String optimizing,
+      String sections) {
+    return """
         catalogs:
           - name: lake
             type: jdbc
             uri: "jdbc:sqlite:%s"
             warehouse: "%s"
-        stateStore:
+        %sstateStore:
           url: "%s"
           user: %s
         watch:
           interval: 200ms
         optimizing:
         %s
-        auth:
+        %sauth:
           workerToken: %s
           adminToken: %s
         server:
@@ -83,21 +117,16 @@ final class ServerFixture implements AutoCloseable {
           loggers:
             io.firn: INFO
         """
-            .formatted(
-                dir.resolve("catalog.db"),
-                dir.resolve("warehouse"),
-                stateStoreUrl,
-                stateStoreUser == null ? "null" : stateStoreUser,
-                optimizing.stripTrailing(),
-                WORKER_TOKEN,
-                ADMIN_TOKEN);
-    Path file = dir.resolve("firn-server-" + System.nanoTime() + ".yaml");
-    try {
-      Files.writeString(file, yaml);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return file;
+        .formatted(
+            catalogFile,
+            warehouse,
+            catalogLines,
+            stateStoreUrl,
+            stateStoreUser == null ? "null" : stateStoreUser,
+            optimizing.stripTrailing(),
+            sections,
+            WORKER_TOKEN,
+            ADMIN_TOKEN);
   }
 
   @Override
