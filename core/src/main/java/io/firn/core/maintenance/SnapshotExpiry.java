@@ -104,9 +104,8 @@ public final class SnapshotExpiry {
             .expireOlderThan(expireOlderThan)
             .retainLast(settings.retainLast())
             .cleanExpiredFiles(settings.cleanExpiredFiles())
-            // Collected, then deleted in bulk where the FileIO can (one request per batch of keys
-            // on
-            // object storage) after the commit; a file left behind is an orphan for orphan cleanup.
+            // Collected, then deleted after the commit, in bulk where the FileIO can (one request
+            // per batch of keys on object storage); a file left behind is an orphan for cleanup.
             .deleteWith(unreferenced::add);
     List<Snapshot> planned = expire.apply();
     Set<Long> plannedIds = new HashSet<>();
