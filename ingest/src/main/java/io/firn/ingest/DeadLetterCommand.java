@@ -36,7 +36,7 @@ public final class DeadLetterCommand {
       usage: bin/firn dead-letters [--config FILE] list [--reason R]... [--since T] [--until T]
                                    [--limit N] [--json]
              bin/firn dead-letters [--config FILE] replay [--reason R]... [--since T] [--until T]
-                                   [--limit N]
+                                   [--limit N] [--job-stopped]
 
         list     the dead letters, newest first (default limit 50), and how many per reason
         replay   sends the selected dead letters (oldest first, default limit 100000) through the
@@ -46,6 +46,8 @@ public final class DeadLetterCommand {
         --reason R   only dead letters of reason R (repeatable)
         --since T, --until T   only dead letters received at or after / before instant T
                      (ISO-8601, e.g. 2026-12-03T08:00:00Z)
+        --job-stopped  the ingest job is stopped: the replay may write to tables whose rule says
+                     inserts: append-new-keys (they upsert every row once the job starts again)
         without --config: the embedded configuration of 'bin/firn ingest' (./firn-data)
       """;
 
@@ -102,7 +104,8 @@ public final class DeadLetterCommand {
                   config.settings(),
                   IngestJob.catalogLoader(config.catalog()),
                   configId(options.config),
-                  interruption)
+                  interruption,
+                  options.jobStopped)
               .run(options.filter(), options.limit == null ? 100_000 : options.limit);
       if (outcomes.isEmpty()) {
         out.println("nothing to replay: no dead letter matches");
@@ -220,6 +223,7 @@ public final class DeadLetterCommand {
     Instant until;
     Integer limit;
     boolean json;
+    boolean jobStopped;
     boolean help;
 
     static Options parse(String[] args) {
@@ -252,6 +256,7 @@ public final class DeadLetterCommand {
             }
           }
           case "--json" -> options.json = true;
+          case "--job-stopped" -> options.jobStopped = true;
           case "list", "replay" -> {
             if (options.command != null) {
               throw new IllegalArgumentException(
@@ -267,6 +272,9 @@ public final class DeadLetterCommand {
       }
       if (options.json && "replay".equals(options.command)) {
         throw new IllegalArgumentException("--json is an option of list");
+      }
+      if (options.jobStopped && "list".equals(options.command)) {
+        throw new IllegalArgumentException("--job-stopped is an option of replay");
       }
       return options;
     }

@@ -107,6 +107,7 @@ final class DeadLetterReplay {
   private final CatalogLoader catalogLoader;
   private final String configId;
   private final Interruption interruption;
+  private final boolean jobStopped;
 
   /**
    * @param configId names the configuration (a hash of its file): an interrupted replay is finished
@@ -117,10 +118,24 @@ final class DeadLetterReplay {
       CatalogLoader catalogLoader,
       String configId,
       Interruption interruption) {
+    this(settings, catalogLoader, configId, interruption, false);
+  }
+
+  /**
+   * @param jobStopped whether the operator says the ingest job is stopped: only then does a replay
+   *     write to a table that appends new keys (ADR 0008 §14)
+   */
+  DeadLetterReplay(
+      IngestSettings settings,
+      CatalogLoader catalogLoader,
+      String configId,
+      Interruption interruption,
+      boolean jobStopped) {
     this.settings = settings;
     this.catalogLoader = catalogLoader;
     this.configId = configId;
     this.interruption = interruption;
+    this.jobStopped = jobStopped;
   }
 
   /**
@@ -263,12 +278,15 @@ final class DeadLetterReplay {
         if (committed.computeIfAbsent(name, n -> holdsReplay(catalog, n, replayId))) {
           continue;
         }
+        checkNewKeyTable(name, replayId);
         writers.write(record);
         written.merge(name, 1L, Long::sum);
       }
       results = writers.complete();
     } catch (IOException e) {
       throw new UncheckedIOException("Writing the rows of replay " + replayId + " failed", e);
+    } catch (IllegalArgumentException e) {
+      throw e; // refused as asked (checkNewKeyTable): nothing of the tables is committed
     } catch (Exception e) {
       throw new IllegalStateException(
           "Routing the dead letters of replay " + replayId + " failed: " + e.getMessage(), e);
@@ -309,10 +327,33 @@ final class DeadLetterReplay {
     return source
         .process(
             new IngestRouter(
-                settings, catalogLoader, new VersionTwoTableCreator(Map.of(), settings)))
+                settings, catalogLoader, new VersionTwoTableCreator(Map.of(), settings), false))
         .returns(FirnDynamicSink.recordType(catalogLoader))
         .name("firn-route")
         .executeAndCollect("firn-dead-letter-replay " + replayId);
+  }
+
+  /**
+   * Refuses to write rows into a table whose rule appends new keys while the job may run: the job
+   * would not know the replayed keys and could append one of them again as new (ADR 0008 §14). With
+   * the job stopped, the job finds the replay's snapshot when it starts and upserts every row of
+   * the table from then on.
+   */
+  private void checkNewKeyTable(String name, String replayId) {
+    if (jobStopped
+        || settings.table(TableIdentifier.parse(name).name()).inserts()
+            != Inserts.APPEND_NEW_KEYS) {
+      return;
+    }
+    throw new IllegalArgumentException(
+        "replay "
+            + replayId
+            + " routes rows to table "
+            + name
+            + ", whose rule appends new keys (inserts: append-new-keys); a running ingest job"
+            + " would not know the replayed keys. Stop the ingest job, then run the replay again"
+            + " with --job-stopped (it finishes this one); the job then upserts every row of "
+            + name);
   }
 
   /** Whether the history of table {@code name} holds a commit of {@code replayId}. */

@@ -74,6 +74,7 @@ import java.util.regex.Pattern;
  *     nested: columns           # objects -> struct, arrays -> list (default) | json (JSON text)
  *     map-fields: [attributes]  # objects at these dotted paths -> map<string, V>, not struct
  *     change-history: "{table}_changes"  # also append every change, with __op, to this table
+ *     inserts: append-new-keys  # keys new to a table the job created: no equality delete
  *     contract:                 # checks of every upserted row; breaking one: contract_violation
  *       - {name: positive_amount, field: amount, min: 0}  # or required: true, max, regex, enum,
  *                                                        # max-length
@@ -143,7 +144,8 @@ public final class IngestConfigParser {
           "nested",
           "map-fields",
           "contract",
-          "change-history");
+          "change-history",
+          "inserts");
   private static final List<String> CHECK_KEYS =
       List.of("name", "field", "required", "min", "max", "regex", "enum", "max-length");
 
@@ -710,6 +712,7 @@ public final class IngestConfigParser {
             choice(rule, key + ".nested", NestedValues.COLUMNS.code(), NestedValues::parse);
         List<String> mapFields = names(rule.get("map-fields"), key + ".map-fields");
         List<ContractCheck> contract = contract(rule.get("contract"), key + ".contract");
+        Inserts inserts = choice(rule, key + ".inserts", Inserts.UPSERT.code(), Inserts::parse);
         try {
           rules.add(
               new TableRule(
@@ -723,7 +726,8 @@ public final class IngestConfigParser {
                   contract,
                   nested,
                   mapFields,
-                  text(rule, key + ".change-history", null)));
+                  text(rule, key + ".change-history", null),
+                  inserts));
         } catch (IllegalArgumentException e) {
           throw error(key, key + ": " + e.getMessage());
         }

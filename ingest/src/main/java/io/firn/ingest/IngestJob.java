@@ -54,8 +54,14 @@ public final class IngestJob {
             .uid("firn-route");
     // The sink's writers and committer, without its per-record processor: the router creates and
     // evolves the tables and makes the writers' records itself (ADR 0014).
+    // Every commit names its writer: a table that appends new keys recognises the job's own
+    // snapshots in its history (ADR 0008 §14).
     return FirnDynamicSink.append(
-        routed, catalogLoader, "firn-ingest", settings.writeParallelism());
+        routed,
+        catalogLoader,
+        JOB_NAME,
+        settings.writeParallelism(),
+        Map.of(NewKeys.WRITER_PROPERTY, JOB_NAME));
   }
 
   /**

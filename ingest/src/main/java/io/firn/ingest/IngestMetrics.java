@@ -39,6 +39,7 @@ final class IngestMetrics {
   private final Map<TableIdentifier, Counter> records = new HashMap<>();
   private final Map<TableIdentifier, Counter> schemaChanges = new HashMap<>();
   private final Map<TableIdentifier, Counter> specChanges = new HashMap<>();
+  private final Map<TableIdentifier, Counter> newKeyAppends = new HashMap<>();
   private final Map<String, Counter> contractViolations = new HashMap<>();
   private final Map<DeadLetterReason, Counter> deadLetters = new EnumMap<>(DeadLetterReason.class);
   private final Counter tableCreations;
@@ -110,6 +111,11 @@ final class IngestMetrics {
   /** A partition spec change this subtask committed to {@code table}. */
   void specChange(TableIdentifier table) {
     tableCounter(specChanges, table, "ingest_spec_changes_total").inc();
+  }
+
+  /** A row of a key new to {@code table} appended without an equality delete (ADR 0008 §14). */
+  void newKeyAppend(TableIdentifier table) {
+    tableCounter(newKeyAppends, table, "ingest_new_key_appends_total").inc();
   }
 
   /** A table this subtask found absent and had the sink create. */

@@ -16,6 +16,9 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
@@ -28,6 +31,7 @@ import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdatePartitionSpec;
 import org.apache.iceberg.catalog.Catalog;
@@ -44,6 +48,7 @@ import org.apache.iceberg.flink.RowDataWrapper;
 import org.apache.iceberg.flink.sink.dynamic.FirnDynamicSink;
 import org.apache.iceberg.flink.sink.dynamic.PartitionSpecEvolution;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,6 +80,15 @@ import org.slf4j.LoggerFactory;
  * letter, and the job goes on; only failures of the catalog or the storage ({@link
  * IngestInfrastructureException}) fail the task, so that Flink restarts the job and replays the
  * event.
+ *
+ * <p>New keys (ADR 0008 §14): for a table it created itself under a rule with {@code inserts:
+ * append-new-keys}, and with parallelism 1, the operator keeps a {@link NewKeys} record in its
+ * state. A row whose key the table certainly lacks goes to the table's appending writer (no upsert
+ * mode, the same equality fields), which writes no equality delete; later changes of that key
+ * before the barrier go to the same writer, which turns them into position deletes of the row it
+ * holds. Every other row upserts as above. The two writers' files land in one snapshot, where an
+ * equality delete would not reach the appended row: that is why a held key never goes to the upsert
+ * writer before the barrier.
  */
 public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamicSink.Record>
     implements CheckpointedFunction, CheckpointListener {
@@ -94,6 +108,17 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   private final IngestSettings settings;
   private final CatalogLoader catalogLoader;
   private final VersionTwoTableCreator tableCreator;
+
+  /** Whether rows of new keys may be appended (false where the router is not the job's). */
+  private final boolean newKeyInserts;
+
+  /** Per table that appends new keys, what this subtask knows of its keys. */
+  private transient Map<TableIdentifier, NewKeys> newKeys;
+
+  private transient ListState<byte[]> newKeyState;
+  private transient List<byte[]> restoredNewKeys;
+  private transient NewKeys.KeyHash keyHash;
+  private transient int heldKeys;
   private transient Catalog catalog;
   private transient EventRouter router;
   private transient TableIdentifier deadLetterTable;
@@ -128,11 +153,25 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   /** What {@link #resolve} is doing, for the dead letter's detail when Iceberg refuses it. */
   private transient String resolveStep;
 
+  /** The job's router: rows of new keys are appended where the table rule says so. */
   public IngestRouter(
       IngestSettings settings, CatalogLoader catalogLoader, VersionTwoTableCreator tableCreator) {
+    this(settings, catalogLoader, tableCreator, true);
+  }
+
+  /**
+   * @param newKeyInserts false for a router that is not the job's own writer (the replay of dead
+   *     letters): every row upserts
+   */
+  IngestRouter(
+      IngestSettings settings,
+      CatalogLoader catalogLoader,
+      VersionTwoTableCreator tableCreator,
+      boolean newKeyInserts) {
     this.settings = settings;
     this.catalogLoader = catalogLoader;
     this.tableCreator = tableCreator;
+    this.newKeyInserts = newKeyInserts;
   }
 
   @Override
@@ -172,6 +211,97 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     this.schemasSinceBarrier = new IdentityHashMap<>();
     this.rules = new HashMap<>();
     this.roundRobin = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+    this.keyHash = new NewKeys.KeyHash();
+    this.newKeys = new HashMap<>();
+    restoreNewKeys();
+  }
+
+  /**
+   * Whether this router may append new keys: the job's own, alone (with two subtasks, a table's
+   * keys would be spread over two filters, and a restore with another parallelism reshuffles them).
+   */
+  private boolean appendsNewKeys() {
+    return newKeyInserts && getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks() == 1;
+  }
+
+  /** The tables of the restored state whose history since the last check is the job's own. */
+  private void restoreNewKeys() {
+    List<byte[]> restored = restoredNewKeys == null ? List.of() : restoredNewKeys;
+    restoredNewKeys = null;
+    if (!restored.isEmpty() && !appendsNewKeys()) {
+      LOG.warn(
+          "Not appending new keys of {} tables any more: the router runs with parallelism {}"
+              + " (inserts: append-new-keys needs 1); their rows upsert",
+          restored.size(),
+          getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
+      return;
+    }
+    for (byte[] state : restored) {
+      NewKeys keys = NewKeys.fromBytes(state);
+      TableIdentifier table = TableIdentifier.parse(keys.table);
+      Optional<Table> current;
+      try {
+        current = currentTable(catalog, table);
+      } catch (RuntimeException e) {
+        throw new IngestInfrastructureException(
+            "Loading table " + table + " from catalog " + catalog.name() + " failed", e);
+      }
+      if (current.isEmpty()) {
+        LOG.info("Table {} is gone: its new-key state is dropped", table);
+        continue;
+      }
+      Snapshot foreign = keys.foreign(SnapshotUtil.currentAncestors(current.get()));
+      if (foreign != null) {
+        LOG.warn(
+            "Table {} has rows of another writer (snapshot {}, {}, {}): its new keys are no"
+                + " longer appended, every row upserts",
+            table,
+            foreign.snapshotId(),
+            foreign.operation(),
+            foreign.summary());
+        continue;
+      }
+      LOG.info("Table {} appends new keys; {} keys known", table, keys.keys());
+      newKeys.put(table, keys);
+    }
+  }
+
+  /**
+   * Checks the history of every table that appends new keys (after each completed checkpoint):
+   * another writer's rows retire the table at the next barrier.
+   */
+  private void checkNewKeyTables() {
+    for (Map.Entry<TableIdentifier, NewKeys> entry : newKeys.entrySet()) {
+      NewKeys keys = entry.getValue();
+      if (!keys.appends()) {
+        continue;
+      }
+      Table table;
+      try {
+        table = catalog.loadTable(entry.getKey());
+      } catch (RuntimeException e) {
+        // Not now: the next completed checkpoint checks again.
+        LOG.info("Could not check the history of {}: {}", entry.getKey(), e.toString());
+        continue;
+      }
+      Snapshot foreign = keys.foreign(SnapshotUtil.currentAncestors(table));
+      if (foreign != null) {
+        keys.retire(
+            "another writer added rows (snapshot "
+                + foreign.snapshotId()
+                + ", "
+                + foreign.operation()
+                + ", "
+                + foreign.summary()
+                + ")");
+        LOG.warn(
+            "Table {}: {}. Rows of keys new to the job upsert from the next checkpoint on; a key"
+                + " of that writer's rows that the job appended meanwhile may have two rows until"
+                + " it changes again (ADR 0008 §14: the job must be the table's only writer)",
+            entry.getKey(),
+            keys.retiring());
+      }
+    }
   }
 
   private static Optional<Table> currentTable(Catalog catalog, TableIdentifier table) {
@@ -183,21 +313,52 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   }
 
   @Override
-  public void initializeState(FunctionInitializationContext context) {
-    // No state: after a restore the writers start empty, and so does the list of schemas.
+  public void initializeState(FunctionInitializationContext context) throws Exception {
+    // After a restore the writers start empty, and so does the list of schemas. What is kept:
+    // the keys of the tables that append new keys.
+    newKeyState =
+        context
+            .getOperatorStateStore()
+            .getListState(
+                new ListStateDescriptor<>(
+                    "firn-new-keys", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+    restoredNewKeys = new ArrayList<>();
+    if (context.isRestored()) {
+      for (byte[] state : newKeyState.get()) {
+        restoredNewKeys.add(state);
+      }
+    }
   }
 
   @Override
-  public void snapshotState(FunctionSnapshotContext context) {
+  public void snapshotState(FunctionSnapshotContext context) throws Exception {
     // The writers start new files after the barrier: older schemas no longer hold this
-    // checkpoint's rows.
+    // checkpoint's rows, and the appending writers hold no key.
     schemasSinceBarrier.clear();
+    heldKeys = 0;
+    List<byte[]> state = new ArrayList<>(newKeys.size());
+    for (var entries = newKeys.entrySet().iterator(); entries.hasNext(); ) {
+      var entry = entries.next();
+      NewKeys keys = entry.getValue();
+      if (!keys.appends()) {
+        LOG.warn(
+            "Table {} no longer appends new keys ({}): every row upserts",
+            entry.getKey(),
+            keys.retiring());
+        entries.remove();
+        continue;
+      }
+      keys.barrier();
+      state.add(keys.toBytes());
+    }
+    newKeyState.update(state);
     metrics.barrier(context.getCheckpointId());
   }
 
   @Override
   public void notifyCheckpointComplete(long checkpointId) {
     metrics.completed(checkpointId);
+    checkNewKeyTables();
   }
 
   @Override
@@ -271,6 +432,9 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
       return;
     }
     int key = shape.keyHash(routed.row());
+    if (!newKeys.isEmpty() && appendedByKey(routed, shape, key, out)) {
+      return;
+    }
     List<Schema> schemas = schemasSinceBarrier.get(routed.table());
     if (schemas == null) {
       schemas = new ArrayList<>(2);
@@ -285,6 +449,54 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
       out.collect(older.record(older.keyOnlyDelete(routed.row(), shape), key));
     }
     out.collect(shape.record(routed.row(), key));
+  }
+
+  /**
+   * Writes {@code routed} through its table's appending writer when its key is new to the table or
+   * held there since the barrier (ADR 0008 §14).
+   *
+   * @return false when the row upserts instead
+   */
+  @SuppressWarnings("ReferenceEquality") // schemas are resolved once and kept: identity
+  private boolean appendedByKey(
+      Routing.Routed routed, WriteShape shape, int key, Collector<FirnDynamicSink.Record> out) {
+    NewKeys keys = newKeys.get(routed.table());
+    if (keys == null) {
+      return false;
+    }
+    NewKeys.KeyHash hash = keyHash.of((GenericRowData) routed.row(), shape.keyPositions);
+    Schema held = keys.held(hash);
+    if (held != null) {
+      // New in this checkpoint: the table has no older row of it, the appending writers have all.
+      if (held != NewKeys.NO_ROW && (routed.delete() || held != routed.schema())) {
+        // The writer that holds the key's row turns this into a position delete of it.
+        WriteShape holder = shape(routed.table(), held).appending();
+        out.collect(holder.record(holder.keyOnlyDelete(routed.row(), shape), key));
+      }
+      if (routed.delete()) {
+        keys.release(hash);
+      } else {
+        // Into the same writer as before when the schema is the same: it replaces its own row
+        // of the key by a position delete.
+        out.collect(shape.appending().record(routed.row(), key));
+        keys.hold(hash, routed.schema());
+      }
+      return true;
+    }
+    if (routed.delete() || keys.maySee(hash)) {
+      // A key the table may hold: the upsert's equality delete (harmless when it holds none).
+      return false;
+    }
+    boolean seen = keys.see(hash);
+    if (!seen || !keys.appends() || heldKeys >= NewKeys.MAX_HELD) {
+      // Retiring, or too many keys held until the barrier: this new key upserts.
+      return false;
+    }
+    keys.hold(hash, routed.schema());
+    heldKeys++;
+    out.collect(shape.appending().record(routed.row(), key));
+    metrics.newKeyAppend(routed.table());
+    return true;
   }
 
   private int nextRoundRobin() {
@@ -406,6 +618,19 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
             current.schema().asStruct(),
             current.spec());
         metrics.tableCreation();
+        if (rule(table).inserts() == Inserts.APPEND_NEW_KEYS) {
+          if (appendsNewKeys()) {
+            newKeys.put(table, NewKeys.created(table.toString()));
+            LOG.info(
+                "Table {} appends the rows of keys new to it (inserts: append-new-keys)", table);
+          } else if (newKeyInserts && warned.add("new-keys/parallelism")) {
+            LOG.warn(
+                "Rule '{}' says inserts: append-new-keys, but the router runs with parallelism {}"
+                    + " (it needs 1): every row upserts",
+                rule(table).match(),
+                getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
+          }
+        }
       } catch (AlreadyExistsException e) {
         LOG.info("Table {} was created by another writer meanwhile", table);
       }
@@ -616,11 +841,16 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     private final Schema schema;
     private final PartitionSpec spec;
     private final boolean upsert;
+
+    /** Whether the records are in upsert mode: false for appends and for appended new keys. */
+    private final boolean upsertMode;
+
     private final Set<Integer> equalityFieldIds;
     private final int[] keyPositions;
     private final int tableHash;
     private final PartitionKey partitionKey;
     private final RowDataWrapper partitionSource;
+    private WriteShape appending;
 
     /**
      * @param key the key columns of an upsert table, in the rule's order; empty for appends
@@ -630,6 +860,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
       this.schema = schema;
       this.spec = spec;
       this.upsert = !key.isEmpty();
+      this.upsertMode = upsert;
       this.keyPositions = new int[key.size()];
       Set<Integer> ids = new HashSet<>();
       for (int i = 0; i < key.size(); i++) {
@@ -648,13 +879,35 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
       }
     }
 
+    /** The same rows for the appending writer: no upsert mode, the same equality fields. */
+    private WriteShape(WriteShape upserting) {
+      this.tableName = upserting.tableName;
+      this.schema = upserting.schema;
+      this.spec = upserting.spec;
+      this.upsert = true;
+      this.upsertMode = false;
+      this.equalityFieldIds = upserting.equalityFieldIds;
+      this.keyPositions = upserting.keyPositions;
+      this.tableHash = upserting.tableHash;
+      this.partitionKey = null;
+      this.partitionSource = null;
+    }
+
     boolean upsert() {
       return upsert;
     }
 
+    /** This upsert shape's twin for the appending writer of new keys. */
+    WriteShape appending() {
+      if (appending == null) {
+        appending = new WriteShape(this);
+      }
+      return appending;
+    }
+
     FirnDynamicSink.Record record(RowData row, int writerKey) {
       return new FirnDynamicSink.Record(
-          tableName, schema, row, spec, writerKey, upsert, equalityFieldIds);
+          tableName, schema, row, spec, writerKey, upsertMode, equalityFieldIds);
     }
 
     /**

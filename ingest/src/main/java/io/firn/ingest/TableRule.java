@@ -32,6 +32,8 @@ import java.util.regex.Pattern;
  *     add no segment to a path
  * @param changeHistory the name of an append table that also gets every change of an upsert table,
  *     with {@code {table}} for the table's name (e.g. {@code {table}_changes}); null for none
+ * @param inserts whether rows of keys new to the table are appended without an equality delete
+ *     ({@link Inserts}); upsert tables only
  */
 public record TableRule(
     String match,
@@ -44,7 +46,8 @@ public record TableRule(
     List<ContractCheck> contract,
     NestedValues nested,
     List<String> mapFields,
-    String changeHistory)
+    String changeHistory,
+    Inserts inserts)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -174,6 +177,34 @@ public record TableRule(
         null);
   }
 
+  /** A rule whose new keys upsert like every other row. */
+  public TableRule(
+      String match,
+      List<String> primaryKey,
+      List<PartitionCandidate> partitionCandidates,
+      Long targetFileSize,
+      boolean upsert,
+      List<String> timestampFields,
+      SchemaChanges schemaChanges,
+      List<ContractCheck> contract,
+      NestedValues nested,
+      List<String> mapFields,
+      String changeHistory) {
+    this(
+        match,
+        primaryKey,
+        partitionCandidates,
+        targetFileSize,
+        upsert,
+        timestampFields,
+        schemaChanges,
+        contract,
+        nested,
+        mapFields,
+        changeHistory,
+        Inserts.UPSERT);
+  }
+
   /** What a change-history name must hold: the changed table's name. */
   public static final String TABLE_PLACEHOLDER = "{table}";
 
@@ -181,6 +212,14 @@ public record TableRule(
     contract = contract == null ? List.of() : List.copyOf(contract);
     nested = nested == null ? NestedValues.COLUMNS : nested;
     mapFields = mapFields == null ? List.of() : List.copyOf(mapFields);
+    inserts = inserts == null ? Inserts.UPSERT : inserts;
+    if (inserts == Inserts.APPEND_NEW_KEYS && !upsert) {
+      throw new IllegalArgumentException(
+          "table rule '"
+              + match
+              + "': inserts: append-new-keys needs an upsert table (an append table appends every"
+              + " row already)");
+    }
     if (changeHistory != null) {
       if (!upsert) {
         throw new IllegalArgumentException(

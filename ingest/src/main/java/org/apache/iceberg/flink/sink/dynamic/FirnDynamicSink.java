@@ -93,13 +93,16 @@ public final class FirnDynamicSink {
    * forward-write path is attached too (the committer expects its results) but receives nothing.
    * The operator uids are the builder's for {@code uidPrefix}, so the writers' and the committer's
    * state keep their ids.
+   *
+   * @param snapshotProperties set on every snapshot the committer commits
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static DataStreamSink<?> append(
       SingleOutputStreamOperator<Record> records,
       CatalogLoader catalogLoader,
       String uidPrefix,
-      int writeParallelism) {
+      int writeParallelism,
+      Map<String, String> snapshotProperties) {
     Map<String, String> writeOptions = writeOptions(writeParallelism);
     Configuration flinkConfig = new Configuration();
     int cacheSize = conf(writeOptions).cacheMaxSize();
@@ -122,7 +125,7 @@ public final class FirnDynamicSink {
     DynamicIcebergSink sink =
         new DynamicIcebergSink(
             catalogLoader,
-            Map.of(),
+            snapshotProperties,
             uidPrefix,
             writeOptions,
             flinkConfig,
