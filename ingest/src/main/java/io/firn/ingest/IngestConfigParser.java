@@ -307,6 +307,18 @@ public final class IngestConfigParser {
               format,
               tableNames,
               topicFormats);
+      if (source instanceof IngestConfig.KafkaSource kafka && kafka.kafka().parallelism() > 1) {
+        for (int i = 0; i < tables.size(); i++) {
+          if (tables.get(i).inserts() == Inserts.APPEND_NEW_KEYS) {
+            throw value(
+                "tables[" + i + "].inserts",
+                Inserts.APPEND_NEW_KEYS.code(),
+                "needs source.parallelism 1 (it is "
+                    + kafka.kafka().parallelism()
+                    + "): one router must see every key of the table (ADR 0008 §14)");
+          }
+        }
+      }
       int metricsPort =
           (int) integer(root, "metrics-port", IngestConfig.DEFAULT_METRICS_PORT, 0, 65_535);
       return new IngestConfig(

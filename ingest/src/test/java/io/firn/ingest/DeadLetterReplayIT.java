@@ -178,6 +178,45 @@ class DeadLetterReplayIT {
     assertThat(last.summary()).containsKey(DeadLetterTable.DONE_PROPERTY);
   }
 
+  /**
+   * A table that appends new keys takes replayed rows only when the operator says the job is
+   * stopped: a running job would not know the replayed keys (ADR 0008 §14).
+   */
+  @Test
+  void aTableThatAppendsNewKeysTakesAReplayOnlyWithTheJobStopped() throws Exception {
+    List<String> events = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      events.add(payment(i + 1, i + 1));
+    }
+    for (int i = 0; i < 5; i++) {
+      events.add(payment(101 + i, -(101 + i)));
+    }
+    Path strict = config("strict.yaml", true, true);
+    runJob(events, IngestConfigParser.parse(strict));
+    Catalog catalog = catalog(strict);
+    assertThat(payments(catalog)).containsExactlyInAnyOrderElementsOf(expectedPayments(40, false));
+    long equalityDeletes =
+        catalog.loadTable(id("payments")).currentSnapshot().summary().entrySet().stream()
+            .filter(e -> e.getKey().equals("total-equality-deletes"))
+            .mapToLong(e -> Long.parseLong(e.getValue()))
+            .sum();
+    assertThat(equalityDeletes).as("40 new keys appended").isZero();
+
+    Path fixed = config("fixed.yaml", false, true);
+    Run refused = command("--config", fixed.toString(), "replay");
+    assertThat(refused.code).as(refused.out).isEqualTo(1);
+    assertThat(refused.err)
+        .contains("routes rows to table events.payments, whose rule appends new keys")
+        .contains("Stop the ingest job, then run the replay again with --job-stopped");
+    assertThat(payments(catalog)).hasSize(40);
+
+    Run replay = command("--config", fixed.toString(), "replay", "--job-stopped");
+    assertThat(replay.code).as(replay.err).isZero();
+    assertThat(payments(catalog)).containsExactlyInAnyOrderElementsOf(expectedPayments(40, true));
+    assertThat(command("--config", fixed.toString(), "list", "--job-stopped").err)
+        .contains("--job-stopped is an option of replay");
+  }
+
   @Test
   void badArgumentsAreRefusedNamingTheArgument() {
     assertThat(command("list", "--reason", "nope").err)
@@ -229,6 +268,11 @@ class DeadLetterReplayIT {
 
   /** The strict configuration checks contracts; the fixed one (a later version) does not. */
   private Path config(String name, boolean strict) throws IOException {
+    return config(name, strict, false);
+  }
+
+  /** As above; with {@code newKeys} payments append their new keys. */
+  private Path config(String name, boolean strict, boolean newKeys) throws IOException {
     String contracts =
         strict
             ? String.join(
@@ -252,6 +296,7 @@ class DeadLetterReplayIT {
             "namespace: events",
             "tables:",
             "  - match: payments",
+            newKeys ? "    inserts: append-new-keys" : "    inserts: upsert",
             contracts,
             "checkpoint-interval: 200ms",
             ""));

@@ -256,7 +256,7 @@ class IngestConfigParserTest {
         .hasMessage(
             "f.yaml: line 3: unknown key 'tables[0].primary_key' (allowed: match, primary-key,"
                 + " partition-candidates, target-file-size, upsert, timestamp-fields, schema-changes,"
-                + " nested, map-fields, contract, change-history)");
+                + " nested, map-fields, contract, change-history, inserts)");
     assertError("format: json\nformat: debezium\n")
         .hasMessageStartingWith("f.yaml: line 2: not valid YAML: Duplicate field 'format'");
   }
@@ -454,6 +454,28 @@ class IngestConfigParserTest {
         .hasMessage(
             "f.yaml: line 2: tables[0]: table rule 'a': change-history needs an upsert table (an"
                 + " append table keeps every event already)");
+  }
+
+  @Test
+  void insertsAppendNewKeysIsARuleOfUpsertTablesReadByOneRouter() {
+    IngestConfig config =
+        IngestConfigParser.parse(
+            "tables:\n  - {match: 'order*', inserts: append-new-keys}\n", "f.yaml");
+    assertThat(config.settings().table("orders").inserts()).isEqualTo(Inserts.APPEND_NEW_KEYS);
+    assertThat(config.settings().table("customers").inserts()).isEqualTo(Inserts.UPSERT);
+    assertError("tables:\n  - {match: a, inserts: append}\n")
+        .hasMessage(
+            "f.yaml: line 2: tables[0].inserts = 'append': must be one of upsert, append-new-keys");
+    assertError("tables:\n  - {match: a, upsert: false, inserts: append-new-keys}\n")
+        .hasMessage(
+            "f.yaml: line 2: tables[0]: table rule 'a': inserts: append-new-keys needs an upsert"
+                + " table (an append table appends every row already)");
+    assertError(
+            "source: {type: kafka, bootstrap-servers: 'k:9092', topics: [a], parallelism: 2}\n"
+                + "tables:\n  - {match: a, inserts: append-new-keys}\n")
+        .hasMessage(
+            "f.yaml: line 3: tables[0].inserts = 'append-new-keys': needs source.parallelism 1 (it"
+                + " is 2): one router must see every key of the table (ADR 0008 §14)");
   }
 
   @Test
