@@ -63,6 +63,7 @@ class DistributionIT {
     assertThat(tar.exit()).as(tar.toString()).isZero();
     home = root.resolve("firn-" + VERSION);
     assertThat(home.resolve("bin/firn")).isRegularFile().isExecutable();
+    home = home.toRealPath(); // as the launcher names it (cd -P)
 
     Result noMaven = run(List.of("bash", "-c", "command -v mvn"), work, 10);
     assertThat(noMaven.exit()).as("mvn is not on the child's PATH: " + noMaven).isNotZero();
@@ -174,8 +175,10 @@ class DistributionIT {
   }
 
   @Test
-  void serverCheckValidatesTheShippedConfiguration() {
-    Result check = firn(120, "server", "check");
+  void serverCheckValidatesTheShippedConfiguration() throws IOException {
+    // Through a symlink on the PATH, as an install into /usr/local/bin would call it.
+    Files.createSymbolicLink(root.resolve("path/firn"), home.resolve("bin/firn"));
+    Result check = run(List.of("firn", "server", "check"), work, 120);
 
     assertThat(check.exit()).as(check.toString()).isZero();
     assertThat(check.out())
