@@ -177,8 +177,8 @@ class DistributionIT {
   @Test
   void serverCheckValidatesTheShippedConfiguration() throws IOException {
     // Through a symlink on the PATH, as an install into /usr/local/bin would call it.
-    Files.createSymbolicLink(root.resolve("path/firn"), home.resolve("bin/firn"));
-    Result check = run(List.of("firn", "server", "check"), work, 120);
+    Path link = Files.createSymbolicLink(root.resolve("path/firn"), home.resolve("bin/firn"));
+    Result check = run(List.of(link.toString(), "server", "check"), work, 120);
 
     assertThat(check.exit()).as(check.toString()).isZero();
     assertThat(check.out())
