@@ -7,8 +7,6 @@ import io.firn.ingest.IngestEvent;
 import io.firn.ingest.IngestJob;
 import io.firn.ingest.IngestSettings;
 import io.firn.ingest.Inserts;
-import io.firn.ingest.NestedValues;
-import io.firn.ingest.SchemaChanges;
 import io.firn.ingest.TableRule;
 import io.firn.worker.local.LocalOptimizer;
 import io.firn.worker.local.OptimizeReport;
@@ -120,19 +118,7 @@ public final class NewKeyInserts {
     Catalog catalog = loader.loadCatalog();
     ((SupportsNamespaces) catalog).createNamespace(Namespace.of(NAMESPACE));
     TableRule rule =
-        new TableRule(
-            TABLE,
-            List.of("id"),
-            List.of(),
-            null,
-            true,
-            List.of(),
-            SchemaChanges.EVOLVE,
-            List.of(),
-            NestedValues.COLUMNS,
-            List.of(),
-            null,
-            inserts);
+        new TableRule(TABLE, List.of("id"), List.of(), null, true).withInserts(inserts);
     IngestSettings settings =
         IngestSettings.defaults(NAMESPACE)
             .withFormat(EventFormat.DEBEZIUM)

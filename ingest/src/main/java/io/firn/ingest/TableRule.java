@@ -300,6 +300,23 @@ public record TableRule(
     }
   }
 
+  /** This rule, writing the rows of new keys as {@code newInserts} says. */
+  public TableRule withInserts(Inserts newInserts) {
+    return new TableRule(
+        match,
+        primaryKey,
+        partitionCandidates,
+        targetFileSize,
+        upsert,
+        timestampFields,
+        schemaChanges,
+        contract,
+        nested,
+        mapFields,
+        changeHistory,
+        newInserts);
+  }
+
   /** The change-history table of table {@code table}, or null when this rule keeps none. */
   public String historyTable(String table) {
     return changeHistory == null ? null : changeHistory.replace(TABLE_PLACEHOLDER, table);

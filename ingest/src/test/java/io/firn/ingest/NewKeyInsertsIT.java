@@ -103,7 +103,7 @@ class NewKeyInsertsIT {
     stream.change("u", stream.image(3, "moved", 5, true), stream.image(4, "onto", 6, true));
     stream.change("d", stream.image(2, "y", 2, true), null);
     stream.change("c", null, stream.image(2, "back", 7, false));
-    Run run = run(stream, Inserts.APPEND_NEW_KEYS, -1, "fixed", 2_000, 1_000);
+    Run run = run(stream, Inserts.APPEND_NEW_KEYS, -1, "fixed", 2_000, 1_000, null);
     assertThat(run.rows).isEqualTo(stream.model);
     assertThat(run.equalityDeletes).isZero();
   }
@@ -143,17 +143,6 @@ class NewKeyInsertsIT {
     return run(stream, inserts, crashAt, name, 200, 400, null);
   }
 
-  private Run run(
-      Stream stream,
-      Inserts inserts,
-      int crashAt,
-      String name,
-      long checkpointMillis,
-      double perSecond)
-      throws Exception {
-    return run(stream, inserts, crashAt, name, checkpointMillis, perSecond, null);
-  }
-
   /**
    * Runs the job over {@code stream} into a new namespace {@code name}; with {@code crashAt} >= 0
    * the task fails once at that event (after a checkpoint completed), and with {@code foreign} that
@@ -170,19 +159,7 @@ class NewKeyInsertsIT {
       throws Exception {
     CatalogLoader loader = IngestJob.catalogLoader(IngestJobIT.catalogSettings(dir));
     TableRule rule =
-        new TableRule(
-            TABLE,
-            List.of("id"),
-            List.of(),
-            null,
-            true,
-            List.of(),
-            SchemaChanges.EVOLVE,
-            List.of(),
-            NestedValues.COLUMNS,
-            List.of(),
-            null,
-            inserts);
+        new TableRule(TABLE, List.of("id"), List.of(), null, true).withInserts(inserts);
     IngestSettings settings =
         IngestSettings.defaults(name).withFormat(EventFormat.DEBEZIUM).withTables(List.of(rule));
     Configuration conf = new Configuration();
