@@ -239,6 +239,13 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     for (byte[] state : restored) {
       NewKeys keys = NewKeys.fromBytes(state);
       TableIdentifier table = TableIdentifier.parse(keys.table);
+      if (rule(table).inserts() != Inserts.APPEND_NEW_KEYS) {
+        LOG.info(
+            "Table {} no longer appends new keys: its rule says inserts: {}",
+            table,
+            rule(table).inserts().code());
+        continue;
+      }
       Optional<Table> current;
       try {
         current = currentTable(catalog, table);
