@@ -468,7 +468,12 @@ public final class IngestThroughput {
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     long cpu = os.getProcessCpuTime();
     long started = System.nanoTime();
-    JobExecutionResult result = env.execute(name);
+    JobExecutionResult result;
+    try (ThreadCpu threads = new ThreadCpu()) {
+      result = env.execute(name);
+      threads.close();
+      System.err.println("[ingest]   " + name + " CPU by thread: " + threads.summary());
+    }
     double wall = (System.nanoTime() - started) / 1e9;
     return new double[] {
       result.getNetRuntime(TimeUnit.MILLISECONDS) / 1e3, wall, (os.getProcessCpuTime() - cpu) / 1e9
