@@ -54,7 +54,8 @@ public final class FirnCli {
   private final PrintStream out;
   private final PrintStream err;
 
-  FirnCli(PrintStream out, PrintStream err) {
+  /** A CLI printing to the given streams (public: other modules' tests run it in-process). */
+  public FirnCli(PrintStream out, PrintStream err) {
     this.out = out;
     this.err = err;
   }
@@ -63,7 +64,8 @@ public final class FirnCli {
     System.exit(new FirnCli(System.out, System.err).run(args));
   }
 
-  int run(String[] args) {
+  /** Runs one command line and returns its exit code (ADR 0006). */
+  public int run(String[] args) {
     if (args.length == 0 || args[0].equals("--help") || args[0].equals("help")) {
       out.println(usage());
       return args.length == 0 ? BAD_INPUT : OK;
