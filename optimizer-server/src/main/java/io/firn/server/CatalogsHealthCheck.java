@@ -45,7 +45,9 @@ public class CatalogsHealthCheck extends HealthCheck {
                 + (catalogs.settings().isEmpty() ? "" : ": ")
                 + String.join(
                     ", ",
-                    catalogs.settings().stream().map(s -> s.name() + " (" + s.type() + ")").toList()))
+                    catalogs.settings().stream()
+                        .map(s -> s.name() + " (" + s.type() + ")")
+                        .toList()))
         : Result.unhealthy(String.join("; ", problems));
   }
 }
