@@ -271,11 +271,15 @@ public final class FirnCli {
         "  optimize   run it in this JVM and commit",
         "",
         "catalog options:",
-        "  --catalog-uri URI          jdbc:sqlite:/path/catalog.db, jdbc:postgresql://host/db, http://rest",
-        "  --warehouse LOCATION       warehouse path (jdbc, hadoop)",
-        "  --catalog-type TYPE        jdbc | hadoop | rest | custom (custom: --catalog-property"
-            + " catalog-impl=CLASS; default: from the uri, hadoop without one)",
-        "  --catalog-property K=V     any Iceberg catalog property (repeatable), e.g. jdbc.user=...",
+        "  --catalog-uri URI          jdbc:sqlite:/path/catalog.db, jdbc:postgresql://host/db,"
+            + " https://rest, thrift://metastore:9083 (none for glue)",
+        "  --warehouse LOCATION       warehouse path (required for jdbc, hadoop)",
+        "  --catalog-type TYPE        "
+            + String.join(" | ", CatalogSettings.TYPES)
+            + " (custom: --catalog-property catalog-impl=CLASS; default: from the uri, hadoop"
+            + " without one)",
+        "  --catalog-property K=V     any Iceberg catalog property (repeatable), e.g. jdbc.user=...,"
+            + " client.region=eu-west-1 (glue)",
         "options:",
         "  --type minor|major|full    force a type (default: the policy's triggers decide)",
         "  --threads N                rewrite threads (optimize; default: cores)",
