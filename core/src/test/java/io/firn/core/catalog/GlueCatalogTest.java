@@ -37,10 +37,7 @@ class GlueCatalogTest {
 
   @Test
   void aGlueEndpointThatDoesNotAnswerFailsAtOnceNamingCatalogEndpointAndRegion() throws Exception {
-    int closed;
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      closed = socket.getLocalPort();
-    }
+    int closed = LoopbackPorts.closed();
     String endpoint = "http://127.0.0.1:" + closed;
     CatalogSettings settings = glue(endpoint);
 
@@ -132,10 +129,7 @@ class GlueCatalogTest {
 
   @Test
   void glueNeedsARegionOrTheEnvironmentsAndSaysWhichProperty() throws IOException {
-    int closed;
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      closed = socket.getLocalPort();
-    }
+    int closed = LoopbackPorts.closed();
     CatalogSettings settings =
         new CatalogSettings(
             "aws",

@@ -3,8 +3,6 @@ package io.firn.core.catalog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -17,10 +15,7 @@ import org.junit.jupiter.api.Test;
 class HiveCatalogTest {
   @Test
   void anUnreachableMetastoreFailsAtConnectNamingCatalogAndUri() throws Exception {
-    int closed;
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      closed = socket.getLocalPort();
-    }
+    int closed = LoopbackPorts.closed();
     String uri = "thrift://127.0.0.1:" + closed;
     CatalogSettings settings = new CatalogSettings("meta", null, uri, "/wh", Map.of());
     assertThat(settings.type()).isEqualTo("hive");
