@@ -52,7 +52,7 @@ import java.util.regex.Pattern;
  *   - {match: 'pg\\.shop\\..*', format: debezium}  # routing-field: the format's default unless set
  * catalog:                      # default: SQLite file firn-data/catalog.db, warehouse firn-data/warehouse
  *   name: firn
- *   type: jdbc                  # jdbc | hadoop | rest | custom; inferred from uri when absent
+ *   type: jdbc                  # jdbc | hadoop | rest | hive | glue | custom; from uri if absent
  *   uri: jdbc:postgresql://db/iceberg
  *   warehouse: s3://bucket/warehouse
  *   properties: {}

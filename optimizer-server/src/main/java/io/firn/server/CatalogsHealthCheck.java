@@ -29,11 +29,25 @@ public class CatalogsHealthCheck extends HealthCheck {
         }
       } catch (RuntimeException e) {
         catalogs.reset(settings.name());
-        problems.add("catalog '" + settings.name() + "' cannot be opened: " + e.getMessage());
+        problems.add(
+            "catalog '"
+                + settings.name()
+                + "' ("
+                + settings.type()
+                + ") cannot be opened: "
+                + e.getMessage());
       }
     }
     return problems.isEmpty()
-        ? Result.healthy(catalogs.settings().size() + " catalog(s) reachable")
+        ? Result.healthy(
+            catalogs.settings().size()
+                + " catalog(s) reachable"
+                + (catalogs.settings().isEmpty() ? "" : ": ")
+                + String.join(
+                    ", ",
+                    catalogs.settings().stream()
+                        .map(s -> s.name() + " (" + s.type() + ")")
+                        .toList()))
         : Result.unhealthy(String.join("; ", problems));
   }
 }

@@ -61,7 +61,7 @@ final class ServerCheckCommand extends ConfiguredCommand<FirnServerConfiguration
               + settings.name()
               + ": "
               + settings.type()
-              + (settings.uri() == null ? "" : " " + settings.uri())
+              + (settings.location() == null ? "" : " " + settings.location())
               + (settings.warehouse() == null ? "" : ", warehouse " + settings.warehouse())
               + (credentials.isEmpty() ? "" : ", credentials " + credentials + " (not shown)"));
     }

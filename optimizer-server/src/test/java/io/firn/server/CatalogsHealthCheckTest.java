@@ -31,14 +31,14 @@ class CatalogsHealthCheckTest {
       HealthCheck.Result red = check.execute();
       assertThat(red.isHealthy()).isFalse();
       assertThat(red.getMessage())
-          .startsWith("catalog 'bad' cannot be opened: ")
+          .startsWith("catalog 'bad' (jdbc) cannot be opened: ")
           .doesNotContain("'good'");
 
       java.nio.file.Files.createDirectories(missing);
       create(bad);
       HealthCheck.Result green = check.execute();
       assertThat(green.isHealthy()).as(green.getMessage()).isTrue();
-      assertThat(green.getMessage()).isEqualTo("2 catalog(s) reachable");
+      assertThat(green.getMessage()).isEqualTo("2 catalog(s) reachable: good (jdbc), bad (jdbc)");
     }
   }
 

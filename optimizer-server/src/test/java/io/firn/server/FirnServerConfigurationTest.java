@@ -161,7 +161,8 @@ class FirnServerConfigurationTest {
             "catalogs[0]: catalog 'lake' of type jdbc needs a uri (key 'uri', on the command line")
         .hasMessageContaining("catalogs[1]: the name 'lake' is used more than once")
         .hasMessageContaining(
-            "catalogs[2]: catalog 'other': type 'nessie' is not one of jdbc, hadoop, rest, custom")
+            "catalogs[2]: catalog 'other': type 'nessie' is not one of jdbc, hadoop, rest, hive,"
+                + " glue, custom")
         .hasMessageContaining("maintenance: unknown maintenance key(s) [expire-snapshot.max-age]")
         .hasMessageContaining(
             "policies.path: " + dir.resolve("no-such-policy.yaml") + " does not exist");
@@ -226,6 +227,14 @@ class FirnServerConfigurationTest {
             warehouse: /data/warehouse
             properties:
               jdbc.password: hunter3
+          - name: hms
+            uri: thrift://metastore:9083
+          - name: aws
+            type: glue
+            warehouse: s3://lake/wh
+            properties:
+              client.region: eu-west-1
+              glue.id: "123456789012"
         tables:
           include: ["lake.db.*"]
         stateStore:
@@ -246,6 +255,10 @@ class FirnServerConfigurationTest {
         .contains("catalog lake: jdbc jdbc:postgresql://db:5432/lake")
         .contains("warehouse /data/warehouse")
         .contains("credentials [jdbc.password, uri (password=)] (not shown)")
+        .contains("catalog hms: hive thrift://metastore:9083\n")
+        .contains(
+            "catalog aws: glue the AWS Glue endpoint of its region, region eu-west-1, catalog id"
+                + " 123456789012, warehouse s3://lake/wh")
         .contains("tables: include [lake.db.*]")
         .contains("state store: jdbc:postgresql://db:5432/firn")
         .contains("policies: " + policy + ": 1 rule(s), windows [night]")

@@ -1,6 +1,7 @@
 package io.firn.core.catalog;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -8,10 +9,13 @@ import java.util.Map;
  * How to reach an Iceberg catalog.
  *
  * @param name the catalog's name (shown in messages and metric labels)
- * @param type {@code jdbc}, {@code hadoop}, {@code rest}, or {@code custom} (any Iceberg {@code
- *     Catalog} class, named by the property {@code catalog-impl}); inferred from the URI when null
- * @param uri the JDBC URL ({@code jdbc:sqlite:/path/catalog.db}, {@code jdbc:postgresql://host/db})
- *     or REST endpoint; null for a Hadoop catalog
+ * @param type one of {@link #TYPES}: {@code jdbc}, {@code hadoop}, {@code rest}, {@code hive} (a
+ *     Hive Metastore), {@code glue} (AWS Glue), or {@code custom} (any Iceberg {@code Catalog}
+ *     class, named by the property {@code catalog-impl}); inferred from the URI when null (ADR
+ *     0025)
+ * @param uri the JDBC URL ({@code jdbc:sqlite:/path/catalog.db}, {@code
+ *     jdbc:postgresql://host/db}), REST endpoint ({@code https://host/...}) or metastore ({@code
+ *     thrift://host:9083}, several separated by commas); null for a Hadoop or Glue catalog
  * @param warehouse the warehouse location; required for jdbc and hadoop
  * @param properties further Iceberg catalog properties ({@code jdbc.user}, {@code io-impl}, {@code
  *     s3.endpoint}, ...; object storage: {@link ObjectStorage})
@@ -21,6 +25,16 @@ public record CatalogSettings(
 
   /** The Iceberg catalog property naming a catalog class (type {@code custom}). */
   public static final String CATALOG_IMPL = "catalog-impl";
+
+  /** The catalog types Firn connects to, in the order messages and docs list them. */
+  public static final List<String> TYPES =
+      List.of("jdbc", "hadoop", "rest", "hive", "glue", "custom");
+
+  /** Iceberg's property for the Glue endpoint (a VPC endpoint, or a test server). */
+  public static final String GLUE_ENDPOINT = "glue.endpoint";
+
+  /** Iceberg's property for the AWS region of Glue and S3 clients. */
+  public static final String CLIENT_REGION = "client.region";
 
   public CatalogSettings {
     properties = Map.copyOf(properties);
@@ -50,7 +64,40 @@ public record CatalogSettings(
                   + name
                   + "' of type hadoop needs a warehouse (key 'warehouse', on the command line"
                   + " --warehouse)");
-      case "rest" -> require(uri != null, "catalog '" + name + "' of type rest needs a uri");
+      case "rest" ->
+          require(
+              uri != null,
+              "catalog '"
+                  + name
+                  + "' of type rest needs a uri (key 'uri', on the command line --catalog-uri"
+                  + " https://...)");
+      case "hive" -> {
+        require(
+            uri != null,
+            "catalog '"
+                + name
+                + "' of type hive needs a uri: the metastore's thrift://host:9083 (key 'uri', on"
+                + " the command line --catalog-uri thrift://...; several separated by commas)");
+        for (String metastore : uri.split(",", -1)) {
+          require(
+              metastore.strip().startsWith("thrift://"),
+              "catalog '"
+                  + name
+                  + "' of type hive: uri '"
+                  + metastore.strip()
+                  + "' is not a metastore address thrift://host:port");
+        }
+      }
+      case "glue" ->
+          require(
+              uri == null,
+              "catalog '"
+                  + name
+                  + "' of type glue takes no uri: Glue is found by region (property "
+                  + CLIENT_REGION
+                  + ", or the AWS_REGION environment variable); another endpoint (a VPC endpoint) is"
+                  + " the property "
+                  + GLUE_ENDPOINT);
       case "custom" ->
           require(
               properties.get(CATALOG_IMPL) != null,
@@ -68,7 +115,8 @@ public record CatalogSettings(
                   + name
                   + "': type '"
                   + type
-                  + "' is not one of jdbc, hadoop, rest, custom");
+                  + "' is not one of "
+                  + String.join(", ", TYPES));
     }
   }
 
@@ -82,11 +130,16 @@ public record CatalogSettings(
     if (uri.startsWith("http://") || uri.startsWith("https://")) {
       return "rest";
     }
+    if (uri.startsWith("thrift://")) {
+      return "hive";
+    }
     throw new CatalogConnectionException(
         "catalog uri '"
             + uri
-            + "' is neither a JDBC URL (jdbc:...) nor a REST endpoint (http...);"
-            + " set the catalog type explicitly");
+            + "' is neither a JDBC URL (jdbc:...), a REST endpoint (http...) nor a Hive Metastore"
+            + " (thrift://...); set the catalog type explicitly (one of "
+            + String.join(", ", TYPES)
+            + ")");
   }
 
   private static void require(boolean ok, String message) {
@@ -113,14 +166,31 @@ public record CatalogSettings(
     return all;
   }
 
+  /**
+   * Where the catalog is, for messages: the URI, and for Glue the endpoint and region (never a
+   * secret; a {@code password=} in a URI is left out).
+   */
+  public String location() {
+    if ("glue".equals(type)) {
+      String endpoint = properties.get(GLUE_ENDPOINT);
+      String region = properties.get(CLIENT_REGION);
+      return (endpoint == null ? "the AWS Glue endpoint of its region" : "endpoint " + endpoint)
+          + ", region "
+          + (region == null ? "from the environment (no " + CLIENT_REGION + " set)" : region)
+          + (properties.containsKey("glue.id") ? ", catalog id " + properties.get("glue.id") : "");
+    }
+    return uri == null ? null : CatalogCredentials.uriWithoutPassword(uri);
+  }
+
   /** The settings for messages: never prints secrets. */
   @Override
   public String toString() {
+    String location = location();
     return "catalog '"
         + name
         + "' ("
         + type
-        + (uri == null ? "" : ", " + uri)
+        + (location == null ? "" : ", " + location)
         + (warehouse == null ? "" : ", warehouse " + warehouse)
         + ")";
   }

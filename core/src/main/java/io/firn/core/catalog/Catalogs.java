@@ -34,11 +34,14 @@ public final class Catalogs {
                 + " does not exist (Firn does not create catalogs; check the catalog uri)");
       }
     }
+    if ("glue".equals(settings.type())) {
+      GlueCheck.checkReachable(settings); // once, without the SDK's retries
+    }
     try {
       Catalog catalog =
           CatalogUtil.buildIcebergCatalog(
-              settings.name(), settings.icebergProperties(), new Configuration());
-      if (catalog instanceof SupportsNamespaces namespaces) {
+              settings.name(), settings.icebergProperties(), hadoopConfiguration(settings));
+      if (catalog instanceof SupportsNamespaces namespaces && !"glue".equals(settings.type())) {
         namespaces
             .listNamespaces(); // fail now, not at the first table, when the catalog is unreachable
       }
@@ -61,6 +64,26 @@ public final class Catalogs {
       throw new CatalogConnectionException(
           "cannot connect to " + settings + ": " + rootMessage(e), e);
     }
+  }
+
+  /**
+   * The Hadoop configuration handed to the catalog: empty, except that a Hive catalog's {@code
+   * hive.*} properties (SASL, Kerberos principal, client timeouts) go into it, where Iceberg's
+   * {@code HiveCatalog} reads the metastore client's settings (ADR 0025).
+   */
+  static Configuration hadoopConfiguration(CatalogSettings settings) {
+    Configuration conf = new Configuration();
+    if ("hive".equals(settings.type())) {
+      settings
+          .properties()
+          .forEach(
+              (key, value) -> {
+                if (key.startsWith("hive.")) {
+                  conf.set(key, value);
+                }
+              });
+    }
+    return conf;
   }
 
   /**

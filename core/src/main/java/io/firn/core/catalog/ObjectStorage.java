@@ -26,6 +26,13 @@ public final class ObjectStorage {
   static final String ENDPOINT = "s3.endpoint";
   static final String REGION = "client.region";
 
+  /**
+   * Catalog types whose FileIO Firn picks for an S3 warehouse: Iceberg's JDBC and Hive catalogs
+   * would take {@code HadoopFileIO}; Glue's default is {@code S3FileIO} already, named so that the
+   * reachability check runs for it too.
+   */
+  static final java.util.Set<String> OWN_FILE_IO = java.util.Set.of("jdbc", "hive", "glue");
+
   /** The key the reachability check asks for under the warehouse; it need not exist. */
   static final String CHECK_KEY = ".firn-connection-check";
 
@@ -42,17 +49,21 @@ public final class ObjectStorage {
 
   /**
    * Adds Firn's object-storage defaults to a catalog's Iceberg properties (explicit properties
-   * win): a JDBC catalog with its warehouse on S3 reads and writes through {@code S3FileIO}
-   * (Iceberg would take {@code HadoopFileIO}, which has no S3 file system here); and every catalog
-   * that may use {@code S3FileIO} (named, resolved by {@code ResolvingFileIO}, or handed out by a
-   * REST catalog) gets the HTTP client Firn ships.
+   * win): a JDBC, Hive or Glue catalog with its warehouse on S3 reads and writes through {@code
+   * S3FileIO} (Iceberg would take {@code HadoopFileIO}, which has no S3 file system here); and
+   * every catalog that may use {@code S3FileIO} (named, resolved by {@code ResolvingFileIO}, handed
+   * out by a REST catalog, or Glue's default) gets the HTTP client Firn ships; so does the Glue
+   * client.
    */
   static void addDefaults(String type, String warehouse, Map<String, String> properties) {
-    if ("jdbc".equals(type) && isS3(warehouse)) {
+    if (OWN_FILE_IO.contains(type) && isS3(warehouse)) {
       properties.putIfAbsent(CatalogProperties.FILE_IO_IMPL, S3_FILE_IO);
     }
     String io = properties.get(CatalogProperties.FILE_IO_IMPL);
-    if ("rest".equals(type) || S3_FILE_IO.equals(io) || RESOLVING_FILE_IO.equals(io)) {
+    if ("rest".equals(type)
+        || "glue".equals(type)
+        || S3_FILE_IO.equals(io)
+        || RESOLVING_FILE_IO.equals(io)) {
       properties.putIfAbsent(HTTP_CLIENT_TYPE, URL_CONNECTION);
     }
   }

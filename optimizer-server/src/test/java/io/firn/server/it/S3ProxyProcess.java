@@ -1,10 +1,6 @@
 package io.firn.server.it;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +8,6 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -45,9 +40,7 @@ final class S3ProxyProcess implements AutoCloseable {
           jar + " is missing: the build copies it in pre-integration-test (run mvn verify)");
     }
     Files.createDirectories(blobs());
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
+    port = ChildProcesses.freePort();
     Path properties = dir.resolve("s3proxy.properties");
     Files.writeString(
         properties,
@@ -71,18 +64,7 @@ final class S3ProxyProcess implements AutoCloseable {
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("s3proxy.log").toFile())
             .start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!accepts()) {
-      if (!process.isAlive() || System.nanoTime() > deadline) {
-        process.destroyForcibly();
-        throw new IllegalStateException(
-            "S3Proxy did not start on 127.0.0.1:"
-                + port
-                + ": "
-                + Files.readString(dir.resolve("s3proxy.log")));
-      }
-      Thread.sleep(100);
-    }
+    ChildProcesses.awaitListening(process, port, dir.resolve("s3proxy.log"), "S3Proxy", 60);
     client =
         S3Client.builder()
             .endpointOverride(URI.create(endpoint()))
@@ -149,29 +131,9 @@ final class S3ProxyProcess implements AutoCloseable {
     }
   }
 
-  private boolean accepts() {
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
   @Override
   public void close() {
     client.close();
-    process.destroy();
-    try {
-      if (!process.waitFor(20, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
-    } catch (InterruptedException e) {
-      process.destroyForcibly();
-      Thread.currentThread().interrupt();
-    }
-    if (process.isAlive()) {
-      throw new UncheckedIOException(new IOException("S3Proxy did not stop"));
-    }
+    ChildProcesses.stop(process, "S3Proxy");
   }
 }

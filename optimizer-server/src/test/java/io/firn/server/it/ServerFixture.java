@@ -87,12 +87,35 @@ final class ServerFixture implements AutoCloseable {
       String stateStoreUser,
       String optimizing,
       String sections) {
-    return """
-        catalogs:
+    return yaml(
+        """
           - name: lake
             type: jdbc
             uri: "jdbc:sqlite:%s"
             warehouse: "%s"
+        """
+                .formatted(catalogFile, warehouse)
+            + catalogLines,
+        stateStoreUrl,
+        stateStoreUser,
+        optimizing,
+        sections);
+  }
+
+  /**
+   * A server configuration with the given catalogs, HTTP on free ports.
+   *
+   * @param catalogs the entries of {@code catalogs:} ({@code " - name: lake\n type: rest\n..."}),
+   *     each line ending with a newline
+   */
+  static String yaml(
+      String catalogs,
+      String stateStoreUrl,
+      String stateStoreUser,
+      String optimizing,
+      String sections) {
+    return """
+        catalogs:
         %sstateStore:
           url: "%s"
           user: %s
@@ -118,9 +141,7 @@ final class ServerFixture implements AutoCloseable {
             io.firn: INFO
         """
         .formatted(
-            catalogFile,
-            warehouse,
-            catalogLines,
+            catalogs,
             stateStoreUrl,
             stateStoreUser == null ? "null" : stateStoreUser,
             optimizing.stripTrailing(),

@@ -54,7 +54,8 @@ public final class FirnCli {
   private final PrintStream out;
   private final PrintStream err;
 
-  FirnCli(PrintStream out, PrintStream err) {
+  /** A CLI printing to the given streams (public: other modules' tests run it in-process). */
+  public FirnCli(PrintStream out, PrintStream err) {
     this.out = out;
     this.err = err;
   }
@@ -63,7 +64,8 @@ public final class FirnCli {
     System.exit(new FirnCli(System.out, System.err).run(args));
   }
 
-  int run(String[] args) {
+  /** Runs one command line and returns its exit code (ADR 0006). */
+  public int run(String[] args) {
     if (args.length == 0 || args[0].equals("--help") || args[0].equals("help")) {
       out.println(usage());
       return args.length == 0 ? BAD_INPUT : OK;
@@ -269,11 +271,15 @@ public final class FirnCli {
         "  optimize   run it in this JVM and commit",
         "",
         "catalog options:",
-        "  --catalog-uri URI          jdbc:sqlite:/path/catalog.db, jdbc:postgresql://host/db, http://rest",
-        "  --warehouse LOCATION       warehouse path (jdbc, hadoop)",
-        "  --catalog-type TYPE        jdbc | hadoop | rest | custom (custom: --catalog-property"
-            + " catalog-impl=CLASS; default: from the uri, hadoop without one)",
-        "  --catalog-property K=V     any Iceberg catalog property (repeatable), e.g. jdbc.user=...",
+        "  --catalog-uri URI          jdbc:sqlite:/path/catalog.db, jdbc:postgresql://host/db,"
+            + " https://rest, thrift://metastore:9083 (none for glue)",
+        "  --warehouse LOCATION       warehouse path (required for jdbc, hadoop)",
+        "  --catalog-type TYPE        "
+            + String.join(" | ", CatalogSettings.TYPES)
+            + " (custom: --catalog-property catalog-impl=CLASS; default: from the uri, hadoop"
+            + " without one)",
+        "  --catalog-property K=V     any Iceberg catalog property (repeatable), e.g. jdbc.user=...,"
+            + " client.region=eu-west-1 (glue)",
         "options:",
         "  --type minor|major|full    force a type (default: the policy's triggers decide)",
         "  --threads N                rewrite threads (optimize; default: cores)",

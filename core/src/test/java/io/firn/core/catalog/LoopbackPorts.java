@@ -1,0 +1,17 @@
+package io.firn.core.catalog;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+
+/** Ports on 127.0.0.1 for the catalog connection tests. */
+final class LoopbackPorts {
+  private LoopbackPorts() {}
+
+  /** A port on 127.0.0.1 that was free a moment ago and that nothing listens on: refused. */
+  static int closed() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+}
