@@ -1,6 +1,7 @@
 package io.firn.ingest;
 
 import io.firn.core.catalog.CatalogSettings;
+import io.firn.core.catalog.Catalogs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -20,6 +21,7 @@ import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.sink.dynamic.FirnDynamicSink;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
@@ -132,28 +134,32 @@ public final class IngestJob {
         .uid("firn-kafka");
   }
 
-  /** A Flink catalog loader for a Firn catalog (jdbc, hadoop, rest or a custom class). */
+  /**
+   * A Flink catalog loader for a Firn catalog of any type ({@link CatalogSettings#TYPES}): the
+   * class Iceberg maps the type to, or a custom class; a Hive catalog's {@code hive.*} properties
+   * go into its Hadoop configuration, as for the server and the CLI (ADR 0025).
+   */
   public static CatalogLoader catalogLoader(CatalogSettings settings) {
     Map<String, String> properties = new HashMap<>(settings.icebergProperties());
     properties.remove("type");
     String implementation =
         switch (settings.type()) {
-          case "jdbc" -> "org.apache.iceberg.jdbc.JdbcCatalog";
-          case "hadoop" -> "org.apache.iceberg.hadoop.HadoopCatalog";
-          case "rest" -> "org.apache.iceberg.rest.RESTCatalog";
+          case "jdbc" -> CatalogUtil.ICEBERG_CATALOG_JDBC;
+          case "hadoop" -> CatalogUtil.ICEBERG_CATALOG_HADOOP;
+          case "rest" -> CatalogUtil.ICEBERG_CATALOG_REST;
+          case "hive" -> CatalogUtil.ICEBERG_CATALOG_HIVE;
+          case "glue" -> CatalogUtil.ICEBERG_CATALOG_GLUE;
           case "custom" -> properties.remove(CatalogSettings.CATALOG_IMPL);
           default ->
               throw new IllegalArgumentException(
                   "catalog type '"
                       + settings.type()
-                      + "' is not one of jdbc, hadoop, rest, custom");
+                      + "' is not one of "
+                      + String.join(", ", CatalogSettings.TYPES));
         };
     return new DriverRegisteringCatalogLoader(
         CatalogLoader.custom(
-            settings.name(),
-            properties,
-            new org.apache.hadoop.conf.Configuration(),
-            implementation),
+            settings.name(), properties, Catalogs.hadoopConfiguration(settings), implementation),
         settings.uri());
   }
 

@@ -353,9 +353,26 @@ class IngestConfigParserTest {
     assertError("write-parallelism: 0\n")
         .hasMessage(
             "f.yaml: line 1: write-parallelism = '0': must be a whole number from 1 to 1024");
-    assertError("catalog: {type: hive, uri: 'thrift://x'}\n")
+    assertError("catalog: {type: nessie, uri: 'http://x'}\n")
         .hasMessage(
-            "f.yaml: line 1: catalog: catalog 'firn': type 'hive' is not one of jdbc, hadoop, rest, custom");
+            "f.yaml: line 1: catalog: catalog 'firn': type 'nessie' is not one of jdbc, hadoop,"
+                + " rest, hive, glue, custom");
+  }
+
+  /** Every catalog type the configuration takes makes a loader for the job (ADR 0025). */
+  @Test
+  void everyCatalogTypeMakesTheJobsCatalogLoader() {
+    for (String yaml :
+        List.of(
+            "catalog: {uri: 'jdbc:sqlite:/tmp/c.db', warehouse: /tmp/w}\n",
+            "catalog: {type: hadoop, warehouse: /tmp/w}\n",
+            "catalog: {type: rest, uri: 'http://127.0.0.1:1/'}\n",
+            "catalog: {uri: 'thrift://127.0.0.1:1', warehouse: /tmp/w}\n",
+            "catalog: {type: glue, warehouse: 's3://b/w', properties: {client.region: eu-west-1}}\n",
+            "catalog: {type: custom, properties: {catalog-impl: org.example.Cat}}\n")) {
+      IngestConfig config = IngestConfigParser.parse(yaml, "f.yaml");
+      assertThat(IngestJob.catalogLoader(config.catalog())).as(yaml).isNotNull();
+    }
   }
 
   @Test

@@ -71,7 +71,7 @@ public final class Catalogs {
    * hive.*} properties (SASL, Kerberos principal, client timeouts) go into it, where Iceberg's
    * {@code HiveCatalog} reads the metastore client's settings (ADR 0025).
    */
-  static Configuration hadoopConfiguration(CatalogSettings settings) {
+  public static Configuration hadoopConfiguration(CatalogSettings settings) {
     Configuration conf = new Configuration();
     if ("hive".equals(settings.type())) {
       settings
