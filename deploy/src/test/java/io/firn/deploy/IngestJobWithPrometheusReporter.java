@@ -71,7 +71,7 @@ final class IngestJobWithPrometheusReporter implements AutoCloseable {
         IngestJob.catalogLoader(catalog),
         // Every catalogued ingest series must appear: user_events is an append table partitioned
         // by loyalty_tier once that field arrives (a spec change), and order_events has a contract
-        // its growing amounts break.
+        // its growing amounts break and appends its new keys (one router: parallelism 1).
         IngestSettings.defaults("sales")
             .withTables(
                 java.util.List.of(
@@ -82,21 +82,22 @@ final class IngestJobWithPrometheusReporter implements AutoCloseable {
                         null,
                         false),
                     new io.firn.ingest.TableRule(
-                        "order_events",
-                        java.util.List.of("id"),
-                        java.util.List.of(),
-                        null,
-                        true,
-                        java.util.List.of(),
-                        io.firn.ingest.SchemaChanges.EVOLVE,
-                        java.util.List.of(
-                            new io.firn.ingest.ContractCheck(
-                                "amount_below_50",
-                                "amount",
-                                io.firn.ingest.ContractCheck.Kind.MAX,
-                                java.math.BigDecimal.valueOf(50),
-                                null,
-                                null))))),
+                            "order_events",
+                            java.util.List.of("id"),
+                            java.util.List.of(),
+                            null,
+                            true,
+                            java.util.List.of(),
+                            io.firn.ingest.SchemaChanges.EVOLVE,
+                            java.util.List.of(
+                                new io.firn.ingest.ContractCheck(
+                                    "amount_below_50",
+                                    "amount",
+                                    io.firn.ingest.ContractCheck.Kind.MAX,
+                                    java.math.BigDecimal.valueOf(50),
+                                    null,
+                                    null)))
+                        .withInserts(io.firn.ingest.Inserts.APPEND_NEW_KEYS))),
         Map.of());
     return new IngestJobWithPrometheusReporter(env.executeAsync(JOB_NAME), port);
   }
