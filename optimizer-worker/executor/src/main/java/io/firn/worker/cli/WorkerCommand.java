@@ -32,7 +32,8 @@ final class WorkerCommand {
       err.println(
           "usage: firn worker local --server URL[,URL...] [--slots N] [--group G] [--name NAME]"
               + " [--drain-seconds S] [--token T]\n"
-              + "  (flink and spark workers: see issue 5; they are not built yet)");
+              + "  (Flink and Spark workers run as cluster jobs: bin/firn worker flink|spark --server"
+              + " URL prints their submit line; docs/adr/0011)");
       return FirnCli.BAD_INPUT;
     }
     Worker worker;
