@@ -12,6 +12,8 @@ import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.S3ProxyProcess;
+import io.firn.testkit.S3Requests;
 import io.firn.worker.remote.HttpWorkerProtocol;
 import io.firn.worker.remote.Worker;
 import io.firn.worker.remote.WorkerSettings;
