@@ -48,8 +48,6 @@ public final class ObjectStorageCompaction {
 
   public static void main(String[] args) throws Exception {
     BenchArgs a = new BenchArgs(args);
-    // S3Proxy refuses the SDK's streaming checksums (README, object storage).
-    System.setProperty("aws.requestChecksumCalculation", "when_required");
     Path work = Path.of(a.get("work")).toAbsolutePath();
     int threads = (int) a.getLong("threads", Runtime.getRuntime().availableProcessors());
     int rounds = (int) a.getLong("rounds", 2);

@@ -20,8 +20,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.CloseableIterable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
 class ObjectStorageIngestIT {
   private static final String BUCKET = "firn";
   private static final String WAREHOUSE = "s3://" + BUCKET + "/wh";
-  private static final String CHECKSUMS = "aws.requestChecksumCalculation";
 
   @RegisterExtension
   static final MiniClusterExtension CLUSTER =
@@ -46,17 +43,6 @@ class ObjectStorageIngestIT {
               .setNumberTaskManagers(1)
               .setNumberSlotsPerTaskManager(4)
               .build());
-
-  /** S3Proxy refuses the AWS SDK's default streaming checksums (README, object storage). */
-  @BeforeAll
-  static void checksumsOnlyWhereRequired() {
-    System.setProperty(CHECKSUMS, "when_required");
-  }
-
-  @AfterAll
-  static void defaultChecksums() {
-    System.clearProperty(CHECKSUMS);
-  }
 
   @Test
   void changeEventsUpsertIntoTablesOnS3AndReadBackAsTheLastImagePerKey(@TempDir Path dir)

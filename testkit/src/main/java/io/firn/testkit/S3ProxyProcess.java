@@ -33,6 +33,13 @@ public final class S3ProxyProcess implements AutoCloseable {
   public static final String SECRET_KEY = "firn-it-secret-key";
   public static final String REGION = "us-east-1";
 
+  /**
+   * The AWS SDK's JVM-wide request-checksum setting: S3Proxy, like many S3-compatible stores,
+   * refuses the SDK's default streaming checksums (README, object storage). Set to {@code
+   * when_required} while a store runs, restored by {@link #close()}.
+   */
+  public static final String CHECKSUMS = "aws.requestChecksumCalculation";
+
   /** System property naming the S3Proxy jar, when it is not the module's copy under target/. */
   public static final String JAR_PROPERTY = "firn.s3proxy.jar";
 
@@ -40,9 +47,11 @@ public final class S3ProxyProcess implements AutoCloseable {
   private final int port;
   private final Process process;
   private final S3Client client;
+  private final String previousChecksums;
 
   public S3ProxyProcess(Path dir) throws IOException, InterruptedException {
     this.dir = dir;
+    this.previousChecksums = System.setProperty(CHECKSUMS, "when_required");
     Path jar =
         Path.of(System.getProperty(JAR_PROPERTY, "target/s3proxy/s3proxy.jar")).toAbsolutePath();
     if (!Files.isRegularFile(jar)) {
@@ -170,6 +179,11 @@ public final class S3ProxyProcess implements AutoCloseable {
 
   @Override
   public void close() {
+    if (previousChecksums == null) {
+      System.clearProperty(CHECKSUMS);
+    } else {
+      System.setProperty(CHECKSUMS, previousChecksums);
+    }
     client.close();
     process.destroy();
     try {
