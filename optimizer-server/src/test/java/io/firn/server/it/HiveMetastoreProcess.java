@@ -1,5 +1,6 @@
 package io.firn.server.it;
 
+import io.firn.testkit.ChildProcesses;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -12,6 +12,8 @@ import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.S3ProxyProcess;
+import io.firn.testkit.S3Requests;
 import io.firn.worker.remote.HttpWorkerProtocol;
 import io.firn.worker.remote.Worker;
 import io.firn.worker.remote.WorkerSettings;
@@ -32,8 +34,6 @@ import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,21 +51,6 @@ class ObjectStorageIT {
   private static final String BUCKET = "firn";
   private static final String WAREHOUSE = "s3://" + BUCKET + "/wh";
   private static final String EVENTS = "wh/db/events/";
-  private static final String CHECKSUMS = "aws.requestChecksumCalculation";
-
-  /**
-   * S3Proxy refuses the AWS SDK's default request checksums (its streaming CRC32 trailer), as many
-   * S3-compatible stores do; operators of such stores set the same (README, object storage).
-   */
-  @BeforeAll
-  static void checksumsOnlyWhereRequired() {
-    System.setProperty(CHECKSUMS, "when_required");
-  }
-
-  @AfterAll
-  static void defaultChecksums() {
-    System.clearProperty(CHECKSUMS);
-  }
 
   @Test
   void aTableOnS3IsOptimizedAndMaintainedWithRowsUnchangedAndOnlyPlantedOrphansRemoved(

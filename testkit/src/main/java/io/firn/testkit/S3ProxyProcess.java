@@ -1,4 +1,4 @@
-package io.firn.server.it;
+package io.firn.testkit;
 
 import java.io.IOException;
 import java.net.URI;
@@ -18,26 +18,45 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * S3Proxy with its filesystem blob store, in its own JVM on 127.0.0.1 (its Jetty and Guice stay off
- * the server's classpath; ADR 0024). The jar is {@code target/s3proxy/s3proxy.jar}, copied by the
- * build. Objects are files under {@link #blobs()}, so a test can age them: the store reports a
- * file's modification time as the object's last-modified time.
+ * the test's classpath; ADR 0024). The jar is {@code target/s3proxy/s3proxy.jar} of the module that
+ * runs the test, copied there by its build (execution {@code copy-s3proxy} of the parent pom's
+ * dependency plugin). Objects are files under {@link #blobs()}, so a test can age them: the store
+ * reports a file's modification time as the object's last-modified time.
  */
-final class S3ProxyProcess implements AutoCloseable {
-  static final String ACCESS_KEY = "firn-it";
-  static final String SECRET_KEY = "firn-it-secret-key";
-  static final String REGION = "us-east-1";
+public final class S3ProxyProcess implements AutoCloseable {
+  public static final String ACCESS_KEY = "firn-it";
+  public static final String SECRET_KEY = "firn-it-secret-key";
+  public static final String REGION = "us-east-1";
+
+  /**
+   * The AWS SDK's JVM-wide request-checksum setting: S3Proxy, like many S3-compatible stores,
+   * refuses the SDK's default streaming checksums (README, object storage). Set to {@code
+   * when_required} while a store runs, restored by {@link #close()}.
+   */
+  public static final String CHECKSUMS = "aws.requestChecksumCalculation";
+
+  /** System property naming the S3Proxy jar, when it is not the module's copy under target/. */
+  public static final String JAR_PROPERTY = "firn.s3proxy.jar";
 
   private final Path dir;
   private final int port;
   private final Process process;
   private final S3Client client;
+  private final String previousChecksums;
 
-  S3ProxyProcess(Path dir) throws IOException, InterruptedException {
+  public S3ProxyProcess(Path dir) throws IOException, InterruptedException {
     this.dir = dir;
-    Path jar = Path.of("target", "s3proxy", "s3proxy.jar").toAbsolutePath();
+    this.previousChecksums = System.setProperty(CHECKSUMS, "when_required");
+    Path jar =
+        Path.of(System.getProperty(JAR_PROPERTY, "target/s3proxy/s3proxy.jar")).toAbsolutePath();
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(
-          jar + " is missing: the build copies it in pre-integration-test (run mvn verify)");
+          "the S3Proxy jar "
+              + jar
+              + " is missing: the build of a module that runs S3Proxy copies it there in"
+              + " pre-integration-test (mvn verify), or -D"
+              + JAR_PROPERTY
+              + " names it");
     }
     Files.createDirectories(blobs());
     port = ChildProcesses.freePort();
@@ -78,7 +97,7 @@ final class S3ProxyProcess implements AutoCloseable {
             .build();
   }
 
-  String endpoint() {
+  public String endpoint() {
     return "http://127.0.0.1:" + port;
   }
 
@@ -86,7 +105,7 @@ final class S3ProxyProcess implements AutoCloseable {
    * The catalog properties that reach this store: path-style, static keys, a region, and the legacy
    * MD5 checksums (S3Proxy refuses the SDK's streaming checksums, as many S3-compatible stores do).
    */
-  Map<String, String> catalogProperties() {
+  public Map<String, String> catalogProperties() {
     return Map.of(
         "s3.endpoint",
         endpoint(),
@@ -102,27 +121,27 @@ final class S3ProxyProcess implements AutoCloseable {
         "true");
   }
 
-  Path blobs() {
+  public Path blobs() {
     return dir.resolve("blobs");
   }
 
-  void createBucket(String bucket) {
+  public void createBucket(String bucket) {
     client.createBucket(b -> b.bucket(bucket));
   }
 
-  void put(String bucket, String key, byte[] bytes) {
+  public void put(String bucket, String key, byte[] bytes) {
     client.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(bytes));
   }
 
   /** Every key of a bucket with the given prefix. */
-  List<String> keys(String bucket, String prefix) {
+  public List<String> keys(String bucket, String prefix) {
     return client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents().stream()
         .map(o -> o.key())
         .toList();
   }
 
   /** Sets the last-modified time of objects: every file under {@code bucket/prefix}. */
-  void age(String bucket, String prefix, Instant modified) throws IOException {
+  public void age(String bucket, String prefix, Instant modified) throws IOException {
     Path root = blobs().resolve(bucket).resolve(prefix);
     try (var files = Files.walk(root)) {
       for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
@@ -133,6 +152,11 @@ final class S3ProxyProcess implements AutoCloseable {
 
   @Override
   public void close() {
+    if (previousChecksums == null) {
+      System.clearProperty(CHECKSUMS);
+    } else {
+      System.setProperty(CHECKSUMS, previousChecksums);
+    }
     client.close();
     ChildProcesses.stop(process, "S3Proxy");
   }

@@ -1,4 +1,4 @@
-package io.firn.server.it;
+package io.firn.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,11 +11,11 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /** The servers tests start in JVMs of their own (S3Proxy, the Hive Metastore): ports and stops. */
-final class ChildProcesses {
+public final class ChildProcesses {
   private ChildProcesses() {}
 
   /** A port free on 127.0.0.1 now. */
-  static int freePort() throws IOException {
+  public static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     }
@@ -26,7 +26,7 @@ final class ChildProcesses {
    *
    * @throws IllegalStateException with the process's log when it ends or does not listen in time
    */
-  static void awaitListening(Process process, int port, Path log, String what, int seconds)
+  public static void awaitListening(Process process, int port, Path log, String what, int seconds)
       throws IOException, InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (!accepts(port)) {
@@ -49,7 +49,7 @@ final class ChildProcesses {
   }
 
   /** Stops the process: politely, then forcibly after 20 s. */
-  static void stop(Process process, String what) {
+  public static void stop(Process process, String what) {
     process.destroy();
     try {
       if (!process.waitFor(20, TimeUnit.SECONDS)) {

@@ -1,6 +1,7 @@
-package io.firn.server.it;
+package io.firn.testkit;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -11,12 +12,16 @@ import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 
 /**
  * Counts the HTTP requests every AWS SDK client of this JVM sends (retries included), by the part
- * of Firn that sent them (the thread's name) and the S3 operation. Registered for all clients
- * through the SDK's global interceptor list ({@code software/amazon/awssdk/global/handlers/
- * execution.interceptors} in the test resources).
+ * of Firn that sent them (the thread's name) and the S3 operation, and the bytes of their bodies:
+ * sent (the request's {@code Content-Length}) and received (the response's {@code Content-Length};
+ * a ranged read that Iceberg abandons early transfers less). Registered for all clients through the
+ * SDK's global interceptor list ({@code software/amazon/awssdk/global/handlers/
+ * execution.interceptors} in the test resources of each module that counts).
  */
 public final class S3Requests implements ExecutionInterceptor {
   private static final Map<String, Map<String, LongAdder>> COUNTS = new ConcurrentHashMap<>();
+  private static final Map<String, LongAdder> SENT = new ConcurrentHashMap<>();
+  private static final Map<String, LongAdder> RECEIVED = new ConcurrentHashMap<>();
 
   public S3Requests() {}
 
@@ -28,10 +33,24 @@ public final class S3Requests implements ExecutionInterceptor {
         .computeIfAbsent(part(Thread.currentThread().getName()), p -> new ConcurrentHashMap<>())
         .computeIfAbsent(operation == null ? "?" : operation, o -> new LongAdder())
         .increment();
+    add(SENT, context.httpRequest().firstMatchingHeader("Content-Length"));
+  }
+
+  @Override
+  public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
+    add(RECEIVED, context.httpResponse().firstMatchingHeader("Content-Length"));
+  }
+
+  private static void add(Map<String, LongAdder> bytes, Optional<String> length) {
+    if (length.isPresent()) {
+      bytes
+          .computeIfAbsent(part(Thread.currentThread().getName()), p -> new LongAdder())
+          .add(Long.parseLong(length.get()));
+    }
   }
 
   /** Requests so far: part → operation → count, sorted. */
-  static Map<String, Map<String, Long>> snapshot() {
+  public static Map<String, Map<String, Long>> snapshot() {
     Map<String, Map<String, Long>> copy = new TreeMap<>();
     COUNTS.forEach(
         (part, operations) -> {
@@ -42,13 +61,27 @@ public final class S3Requests implements ExecutionInterceptor {
     return copy;
   }
 
-  static long total(String part) {
+  public static long total(String part) {
     Map<String, LongAdder> operations = COUNTS.get(part);
     return operations == null ? 0 : operations.values().stream().mapToLong(LongAdder::sum).sum();
   }
 
-  static void reset() {
+  /** Body bytes the part sent (uploads). */
+  public static long sentBytes(String part) {
+    LongAdder bytes = SENT.get(part);
+    return bytes == null ? 0 : bytes.sum();
+  }
+
+  /** Body bytes the part received (downloads). */
+  public static long receivedBytes(String part) {
+    LongAdder bytes = RECEIVED.get(part);
+    return bytes == null ? 0 : bytes.sum();
+  }
+
+  public static void reset() {
     COUNTS.clear();
+    SENT.clear();
+    RECEIVED.clear();
   }
 
   /**
@@ -56,7 +89,7 @@ public final class S3Requests implements ExecutionInterceptor {
    * /api/v1/worker/complete}), others by their name without trailing numbers ({@code
    * firn-worker-slot}, {@code firn-maintenance}).
    */
-  static String part(String thread) {
+  public static String part(String thread) {
     int request = thread.indexOf(" - ");
     if (thread.startsWith("dw-") && request > 0) {
       String line = thread.substring(request + 3);
