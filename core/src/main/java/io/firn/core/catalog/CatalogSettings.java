@@ -1,9 +1,12 @@
 package io.firn.core.catalog;
 
+import io.firn.core.io.LocalFileIO;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.CatalogProperties;
 
 /**
  * How to reach an Iceberg catalog.
@@ -35,6 +38,13 @@ public record CatalogSettings(
 
   /** Iceberg's property for the AWS region of Glue and S3 clients. */
   public static final String CLIENT_REGION = "client.region";
+
+  /**
+   * Catalog types that read and write a local warehouse through {@link LocalFileIO} unless {@code
+   * io-impl} says otherwise: their FileIO holds every file of a table. (A Hadoop catalog commits
+   * through Hadoop's file system itself and keeps its {@code HadoopFileIO}.)
+   */
+  static final Set<String> LOCAL_FILE_IO_TYPES = Set.of("jdbc", "hive");
 
   public CatalogSettings {
     properties = Map.copyOf(properties);
@@ -163,6 +173,11 @@ public record CatalogSettings(
     }
     all.putAll(properties);
     ObjectStorage.addDefaults(type, warehouse, all);
+    if (LOCAL_FILE_IO_TYPES.contains(type) && warehouse != null && LocalFileIO.isLocal(warehouse)) {
+      // Hadoop's local file system forks a chmod process per file it creates (two with its .crc
+      // file): with a local warehouse that bounds a writer's rate (ADR 0027).
+      all.putIfAbsent(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
+    }
     return all;
   }
 

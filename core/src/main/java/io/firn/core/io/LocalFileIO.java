@@ -36,6 +36,8 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
 public class LocalFileIO implements SupportsPrefixOperations {
   private static final long serialVersionUID = 1L;
 
+  private Map<String, String> properties = Map.of();
+
   public LocalFileIO() {}
 
   /** Whether a location is a local file this class can serve. */
@@ -124,7 +126,15 @@ public class LocalFileIO implements SupportsPrefixOperations {
   }
 
   @Override
-  public void initialize(Map<String, String> properties) {}
+  public void initialize(Map<String, String> properties) {
+    this.properties = Map.copyOf(properties);
+  }
+
+  /** The catalog properties this FileIO was initialized with (it uses none of them). */
+  @Override
+  public Map<String, String> properties() {
+    return properties;
+  }
 
   private static final class LocalInputFile implements InputFile {
     private final String location;

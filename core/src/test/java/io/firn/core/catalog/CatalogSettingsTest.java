@@ -23,6 +23,40 @@ class CatalogSettingsTest {
   }
 
   @Test
+  void aLocalWarehouseOfAJdbcOrHiveCatalogGoesThroughLocalFileIOUnlessNamedOtherwise() {
+    String local = "io.firn.core.io.LocalFileIO";
+    assertThat(
+            new CatalogSettings("a", "jdbc", "jdbc:sqlite:x.db", "/wh", Map.of())
+                .icebergProperties())
+        .containsEntry("io-impl", local);
+    assertThat(
+            new CatalogSettings("a", "hive", "thrift://h:9083", "file:/wh", Map.of())
+                .icebergProperties())
+        .containsEntry("io-impl", local);
+    assertThat(
+            new CatalogSettings(
+                    "a",
+                    "jdbc",
+                    "jdbc:sqlite:x.db",
+                    "/wh",
+                    Map.of("io-impl", "org.apache.iceberg.hadoop.HadoopFileIO"))
+                .icebergProperties())
+        .containsEntry("io-impl", "org.apache.iceberg.hadoop.HadoopFileIO");
+    // A Hadoop catalog commits through Hadoop's file system; a relative warehouse is Hadoop's to
+    // resolve; a REST catalog's server decides.
+    assertThat(new CatalogSettings("a", "hadoop", null, "/wh", Map.of()).icebergProperties())
+        .doesNotContainKey("io-impl");
+    assertThat(
+            new CatalogSettings("a", "jdbc", "jdbc:sqlite:x.db", "wh", Map.of())
+                .icebergProperties())
+        .doesNotContainKey("io-impl");
+    assertThat(
+            new CatalogSettings("a", "rest", "http://rest:8181", "/wh", Map.of())
+                .icebergProperties())
+        .doesNotContainKey("io-impl");
+  }
+
+  @Test
   void aCustomCatalogWithoutItsClassIsRefusedNamingTheProperty() {
     assertThatThrownBy(() -> new CatalogSettings("lake", "CUSTOM", null, null, Map.of()))
         .isInstanceOf(CatalogConnectionException.class)

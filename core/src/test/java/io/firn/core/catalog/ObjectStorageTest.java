@@ -28,13 +28,15 @@ class ObjectStorageTest {
   }
 
   @Test
-  void explicitPropertiesWinAndLocalWarehousesGetNothing() {
+  void explicitPropertiesWinAndLocalWarehousesGetNoObjectStorageSettings() {
     assertThat(jdbc("s3://bucket/wh", Map.of("io-impl", "org.example.MyIO")))
         .containsEntry("io-impl", "org.example.MyIO")
         .doesNotContainKey("http-client.type");
     assertThat(jdbc("s3://bucket/wh", Map.of("http-client.type", "apache")))
         .containsEntry("http-client.type", "apache");
-    assertThat(jdbc("/data/wh", Map.of())).doesNotContainKeys("io-impl", "http-client.type");
+    assertThat(jdbc("/data/wh", Map.of()))
+        .containsEntry("io-impl", "io.firn.core.io.LocalFileIO")
+        .doesNotContainKey("http-client.type");
     // A REST catalog may hand out S3FileIO in its configuration.
     assertThat(
             new CatalogSettings("lake", "rest", "http://rest:8181", null, Map.of())
