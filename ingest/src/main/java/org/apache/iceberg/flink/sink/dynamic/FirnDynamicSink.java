@@ -2,12 +2,19 @@ package org.apache.iceberg.flink.sink.dynamic;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
@@ -17,6 +24,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.runtime.operators.sink.SinkWriterOperatorFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.OutputTag;
+import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SnapshotRef;
@@ -123,7 +131,7 @@ public final class FirnDynamicSink {
             .setParallelism(records.getParallelism())
             .uid(uidPrefix + "--forward-writer");
     DynamicIcebergSink sink =
-        new DynamicIcebergSink(
+        new Sink(
             catalogLoader,
             snapshotProperties,
             uidPrefix,
@@ -137,6 +145,212 @@ public final class FirnDynamicSink {
             .uid(uidPrefix + "--sink");
     result.setParallelism(writeParallelism);
     return result;
+  }
+
+  /**
+   * The dynamic sink with Firn's writer ({@link Writer}) in place of Iceberg's {@code
+   * DynamicWriter}; its aggregator and committer are the sink's own.
+   */
+  private static final class Sink extends DynamicIcebergSink {
+    private static final long serialVersionUID = 1L;
+
+    private final CatalogLoader catalogLoader;
+    private final Map<String, String> writeProperties;
+    private final Configuration flinkConfig;
+    private final int cacheMaximumSize;
+
+    Sink(
+        CatalogLoader catalogLoader,
+        Map<String, String> snapshotProperties,
+        String uidPrefix,
+        Map<String, String> writeProperties,
+        Configuration flinkConfig,
+        int cacheMaximumSize,
+        DataStream<CommittableMessage<DynamicWriteResult>> forwardWriteResults) {
+      super(
+          catalogLoader,
+          snapshotProperties,
+          uidPrefix,
+          writeProperties,
+          flinkConfig,
+          cacheMaximumSize,
+          forwardWriteResults);
+      this.catalogLoader = catalogLoader;
+      this.writeProperties = writeProperties;
+      this.flinkConfig = flinkConfig;
+      this.cacheMaximumSize = cacheMaximumSize;
+    }
+
+    @Override
+    public SinkWriter<DynamicRecordInternal> createWriter(WriterInitContext context) {
+      return new Writer(
+          catalogLoader.loadCatalog(),
+          writeProperties,
+          flinkConfig,
+          cacheMaximumSize,
+          new DynamicWriterMetrics(context.metricGroup()),
+          context.getTaskInfo().getIndexOfThisSubtask(),
+          context.getTaskInfo().getAttemptNumber());
+    }
+  }
+
+  /**
+   * The sink's writer as Iceberg's {@code DynamicWriter} is (one task writer per table, schema,
+   * spec, mode and equality fields in each checkpoint; the same results, metrics and files), but it
+   * finds a record's task writer by the identity of the record's schema, which the sink's
+   * serializer resolves once per table and schema id, instead of building and hashing a {@code
+   * WriteTarget} (boxed ids and the equality-field set) for every record (ADR 0014).
+   */
+  static final class Writer
+      implements CommittingSinkWriter<DynamicRecordInternal, DynamicWriteResult> {
+    private final Catalog catalog;
+    private final Map<String, String> writeProperties;
+    private final Configuration flinkConfig;
+    private final DynamicWriterMetrics metrics;
+    private final int subtask;
+    private final int attempt;
+    private final Map<WriteTarget, RowDataTaskWriterFactory> factories;
+
+    /** This checkpoint's task writers, in the order they were opened. */
+    private final Map<WriteTarget, Open> writers = new LinkedHashMap<>();
+
+    /** The same writers by schema instance: most schemas have one (upsert or append), some two. */
+    private final Map<Schema, Open[]> bySchema = new IdentityHashMap<>();
+
+    private record Open(WriteTarget target, TaskWriter<RowData> writer) {
+      boolean serves(DynamicRecordInternal record) {
+        return target.specId() == record.spec().specId()
+            && target.upsertMode() == record.upsertMode()
+            && target.tableName().equals(record.tableName())
+            && target.equalityFields().equals(record.equalityFields());
+      }
+    }
+
+    Writer(
+        Catalog catalog,
+        Map<String, String> writeProperties,
+        Configuration flinkConfig,
+        int cacheMaximumSize,
+        DynamicWriterMetrics metrics,
+        int subtask,
+        int attempt) {
+      this.catalog = catalog;
+      this.writeProperties = writeProperties;
+      this.flinkConfig = flinkConfig;
+      this.metrics = metrics;
+      this.subtask = subtask;
+      this.attempt = attempt;
+      this.factories = new LRUCache<>(cacheMaximumSize);
+    }
+
+    @Override
+    public void write(DynamicRecordInternal record, Context context) throws IOException {
+      writer(record).write(record.rowData());
+      metrics.mainMetricsGroup().getNumRecordsSendCounter().inc();
+    }
+
+    private TaskWriter<RowData> writer(DynamicRecordInternal record) {
+      Open[] open = bySchema.get(record.schema());
+      if (open != null) {
+        for (Open candidate : open) {
+          if (candidate.serves(record)) {
+            return candidate.writer();
+          }
+        }
+      }
+      WriteTarget target =
+          new WriteTarget(
+              record.tableName(),
+              record.branch(),
+              record.schema().schemaId(),
+              record.spec().specId(),
+              record.upsertMode(),
+              record.equalityFields());
+      Open found = writers.get(target);
+      if (found == null) {
+        RowDataTaskWriterFactory factory =
+            factories.computeIfAbsent(target, key -> factory(key, record));
+        factory.initialize(subtask, attempt);
+        found = new Open(target, factory.create());
+        writers.put(target, found);
+      }
+      Open[] more = open == null ? new Open[1] : Arrays.copyOf(open, open.length + 1);
+      more[more.length - 1] = found;
+      bySchema.put(record.schema(), more);
+      return found.writer();
+    }
+
+    /**
+     * The task writers' factory of {@code target}, made as Iceberg's {@code DynamicWriter} does.
+     */
+    private RowDataTaskWriterFactory factory(WriteTarget target, DynamicRecordInternal record) {
+      Table table = catalog.loadTable(TableIdentifier.parse(target.tableName()));
+      // As the sink's writer: without the record's equality fields, the table's identifier fields.
+      Set<Integer> equalityFieldIds = record.equalityFields();
+      if (equalityFieldIds == null || equalityFieldIds.isEmpty()) {
+        equalityFieldIds = table.schema().identifierFieldIds();
+      }
+      if (equalityFieldIds.isEmpty() && record.upsertMode()) {
+        throw new IllegalStateException(
+            "Equality field columns shouldn't be empty when configuring to use UPSERT data.");
+      }
+      if (record.upsertMode() && !table.spec().isUnpartitioned()) {
+        for (PartitionField field : table.spec().fields()) {
+          if (!equalityFieldIds.contains(field.sourceId())) {
+            throw new IllegalStateException(
+                "In UPSERT mode, partition field '"
+                    + field
+                    + "' should be included in equality fields: '"
+                    + equalityFieldIds
+                    + "'");
+          }
+        }
+      }
+      FlinkWriteConf conf = new FlinkWriteConf(table, writeProperties, flinkConfig);
+      return new RowDataTaskWriterFactory(
+          () -> table,
+          FlinkSchemaUtil.convert(record.schema()),
+          conf.targetDataFileSize(),
+          conf.dataFileFormat(),
+          SinkUtil.writeProperties(conf.dataFileFormat(), conf, table),
+          new ArrayList<>(equalityFieldIds),
+          record.upsertMode(),
+          record.schema(),
+          record.spec());
+    }
+
+    @Override
+    public void flush(boolean endOfInput) {
+      // The files are completed in prepareCommit, at the barrier.
+    }
+
+    @Override
+    public Collection<DynamicWriteResult> prepareCommit() throws IOException {
+      List<DynamicWriteResult> results = new ArrayList<>(writers.size());
+      for (Open open : writers.values()) {
+        long started = System.nanoTime();
+        WriteResult result = open.writer().complete();
+        String tableName = open.target().tableName();
+        metrics.updateFlushResult(tableName, result);
+        metrics.flushDuration(
+            tableName, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        results.add(
+            new DynamicWriteResult(
+                new TableKey(tableName, open.target().branch()), open.target().specId(), result));
+      }
+      writers.clear();
+      bySchema.clear();
+      return results;
+    }
+
+    @Override
+    public void close() throws Exception {
+      for (Open open : writers.values()) {
+        open.writer().close();
+      }
+      writers.clear();
+      bySchema.clear();
+    }
   }
 
   /**
