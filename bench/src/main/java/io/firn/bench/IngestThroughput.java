@@ -655,7 +655,8 @@ public final class IngestThroughput {
     }
     out.append(" |\n");
     // The target compares Firn with plain FlinkSinks writing the same tables: writing N tables
-    // instead of one costs the plain sink as much as it costs Firn (ADR 0014).
+    // instead of one costs the plain sink as much as it costs Firn (ADR 0014). Issue 15 raised it
+    // from 0.8 to 1.0: routing, contracts and schema handling included, Firn keeps up.
     double sameTables = perTable ? r.medianPerTablePerSecond() : r.medianBaselinePerSecond();
     double ratio = r.medianFirnPerSecond() / sameTables;
     out.append(
@@ -663,7 +664,7 @@ public final class IngestThroughput {
             Locale.ROOT,
             "RESULT ingest: %,d events, %,d keys, %d tables, parallelism %d: plain FlinkSink into"
                 + " the same tables %,.0f events/s, Firn %,.0f events/s, ratio %.2f (target >="
-                + " 0.80: %s)",
+                + " 1.00: %s)",
             r.options().events(),
             r.options().keys(),
             r.options().tables(),
@@ -671,7 +672,7 @@ public final class IngestThroughput {
             sameTables,
             r.medianFirnPerSecond(),
             ratio,
-            ratio >= 0.8 ? "met" : "NOT met"));
+            ratio >= 1.0 ? "met" : "NOT met"));
     if (perTable) {
       out.append(
           String.format(
