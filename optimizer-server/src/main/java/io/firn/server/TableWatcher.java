@@ -282,8 +282,10 @@ public final class TableWatcher implements Managed {
     boolean ownCommit =
         known != null && known.snapshotId() != null && ownCommitsOnly(table, known.snapshotId());
     TableEvaluator.Evaluation evaluation;
+    TableSummary summary;
     try {
       evaluation = TableEvaluator.evaluate(table, OptimizingPolicy.DEFAULTS);
+      summary = TableSummary.of(table, evaluation.totals());
     } catch (RuntimeException e) {
       // Not recorded as evaluated: the same snapshot is tried again next round.
       evaluations("error").increment();
@@ -303,7 +305,8 @@ public final class TableWatcher implements Managed {
             evaluation.health(),
             evaluation.totals().dataFiles(),
             evaluation.totals().equalityDeleteFiles(),
-            evaluation.totals().positionDeleteFiles());
+            evaluation.totals().positionDeleteFiles(),
+            summary);
     store.save(runtime);
     tables.put(qualified, runtime);
     String result = evaluation.needsPlan() ? "needs_plan" : "no_plan";

@@ -209,6 +209,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
       table.dataFiles = runtime.dataFiles();
       table.equalityDeleteFiles = runtime.equalityDeleteFiles();
       table.positionDeleteFiles = runtime.positionDeleteFiles();
+      table.summary = runtime.summary();
       if (!ownCommit && table.process == null) {
         table.needsPlan = runtime.needsPlan();
         table.reason = runtime.reason();
