@@ -18,6 +18,7 @@ import io.firn.server.api.ErrorMappers;
 import io.firn.server.api.JsonErrorHandler;
 import io.firn.server.api.LeaderRedirect;
 import io.firn.server.api.LeaderResource;
+import io.firn.server.api.OverviewResource;
 import io.firn.server.api.PoliciesResource;
 import io.firn.server.api.ProcessesResource;
 import io.firn.server.api.RequestGuard;
@@ -222,9 +223,20 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
     environment.jersey().register(new TablesResource(optimizing, store, tokens));
     environment.jersey().register(new ProcessesResource(store));
     environment.jersey().register(new WorkersResource(optimizing));
+    PoliciesResource policiesResource =
+        new PoliciesResource(policies, policyRegistry, optimizing, Clock.systemUTC());
+    environment.jersey().register(policiesResource);
     environment
         .jersey()
-        .register(new PoliciesResource(policies, policyRegistry, optimizing, Clock.systemUTC()));
+        .register(
+            new OverviewResource(
+                optimizing,
+                watcher,
+                store,
+                policiesResource,
+                policyRegistry,
+                registry,
+                Clock.systemUTC()));
     environment.jersey().register(new RequestGuard(tokens));
     environment.getApplicationContext().setErrorHandler(new JsonErrorHandler());
     environment
