@@ -14,6 +14,7 @@ import io.firn.core.maintenance.MaintenanceSettings;
 import io.firn.core.policy.PolicyFile;
 import io.firn.core.policy.PolicyParser;
 import io.firn.server.api.AdminGuard;
+import io.firn.server.api.ConsoleServlet;
 import io.firn.server.api.ErrorMappers;
 import io.firn.server.api.JsonErrorHandler;
 import io.firn.server.api.LeaderRedirect;
@@ -237,6 +238,8 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
                 policyRegistry,
                 registry,
                 Clock.systemUTC()));
+    // The operator's console: / and /console/* (exact and longer mappings win over Jersey's /*).
+    environment.servlets().addServlet("console", new ConsoleServlet()).addMapping("", "/console/*");
     environment.jersey().register(new RequestGuard(tokens));
     environment.getApplicationContext().setErrorHandler(new JsonErrorHandler());
     environment
