@@ -67,9 +67,13 @@ public final class TableHistory {
             runtime.positionDeleteFiles(),
             runtime.summary().totalBytes(),
             runtime.summary().records());
-    Point last = points.peekLast();
-    if (last != null && Duration.between(last.at(), point.at()).compareTo(SPACING) < 0) {
-      points.pollLast();
+    // The newest point slides forward until it is SPACING after the one before it; then it stays.
+    Point last = points.pollLast();
+    if (last != null) {
+      Point before = points.peekLast();
+      if (before == null || Duration.between(before.at(), last.at()).compareTo(SPACING) >= 0) {
+        points.addLast(last);
+      }
     }
     points.addLast(point);
     while (points.size() > POINTS) {
