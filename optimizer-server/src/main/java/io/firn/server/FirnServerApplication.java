@@ -220,7 +220,9 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
           .manage(new WindowScheduler(builtIn.calendar(), windowListener, Clock.systemUTC()));
     }
     environment.healthChecks().register("state-store", new StateStoreHealthCheck(store));
-    environment.healthChecks().register("catalogs", new CatalogsHealthCheck(connections));
+    environment
+        .healthChecks()
+        .register("catalogs", new CatalogsHealthCheck(connections, watcher::catalogs));
     environment.jersey().register(new TablesResource(optimizing, store, tokens));
     environment.jersey().register(new ProcessesResource(store));
     environment.jersey().register(new WorkersResource(optimizing));

@@ -223,14 +223,22 @@ public final class TableWatcher implements Managed {
     }
     List<String> names = new ArrayList<>();
     for (CatalogStatus c : catalogs) {
-      names.add(c.name() + " (" + c.type() + ")");
+      if (c.error() == null) {
+        names.add(c.name() + " (" + c.type() + ")");
+      }
+    }
+    String todo =
+        "bin/firn ingest creates the default catalog and writes example tables into it; or point"
+            + " catalogs: in the server's configuration (FIRN_CATALOG_URI, FIRN_WAREHOUSE) at the"
+            + " catalog of your tables (README, \"Catalogs\")";
+    if (names.isEmpty()) {
+      return "no table is watched yet: no catalog can be listed (each one's error says why). "
+          + todo;
     }
     return "no table is watched yet: the catalog(s) "
         + String.join(", ", names)
-        + " have no table the table patterns match. Write tables into them (bin/firn ingest"
-        + " writes example tables into the default catalog), or point catalogs: in the server's"
-        + " configuration (FIRN_CATALOG_URI, FIRN_WAREHOUSE) at the catalog of your tables"
-        + " (README, \"Catalogs\")";
+        + " have no table the table patterns match. "
+        + todo;
   }
 
   private void roundLogged() {
