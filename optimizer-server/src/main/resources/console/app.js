@@ -470,9 +470,10 @@ async function render() {
   view.again = false;
   const focused = document.activeElement && document.activeElement.id;
   const caret = document.activeElement && document.activeElement.selectionStart;
-  const scroll = window.scrollY;
+  let scroll = window.scrollY;
   try {
     const content = await PAGES[view.page](...view.args);
+    scroll = window.scrollY; // where the reader is now, not before the requests
     main.replaceChildren(...content);
     main.setAttribute('data-page', view.page || 'overview');
     document.getElementById('updated').textContent = 'Updated ' + new Date().toLocaleTimeString('en-GB');
