@@ -288,7 +288,7 @@ async function tables() {
     num(int(t.dataFiles)), num(int(t.equalityDeleteFiles)), num(int(t.positionDeleteFiles)),
     num(bytes(t.summary.totalBytes)), num(bytes(t.summary.averageDataFileBytes)), num(int(t.summary.records)),
     h('td', null, t.line && t.line.lastOptimizedAt ? [time(t.line.lastOptimizedAt), ' ', h('span', { class: 'tag' }, t.line.lastOptimizingType)] : '–'),
-    h('td', null, t.line && t.line.lagSeconds > 0 ? duration(t.line.lagSeconds) : '–'),
+    h('td', null, t.line && t.line.lagSeconds >= 1 ? duration(t.line.lagSeconds) : '–'),
     h('td', null, t.line ? t.line.rule : '–')));
   return [h('h1', null, 'Tables'),
     h('p', { class: 'sub' }, `${shown.length} of ${rows.length} table(s)`),
