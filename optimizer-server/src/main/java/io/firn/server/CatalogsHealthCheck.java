@@ -4,6 +4,7 @@ import com.codahale.metrics.health.HealthCheck;
 import io.firn.core.catalog.CatalogSettings;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 
@@ -13,9 +14,20 @@ import org.apache.iceberg.catalog.SupportsNamespaces;
  */
 public class CatalogsHealthCheck extends HealthCheck {
   private final ServerCatalogs catalogs;
+  private final Supplier<List<TableWatcher.CatalogStatus>> watched;
 
   public CatalogsHealthCheck(ServerCatalogs catalogs) {
+    this(catalogs, List::of);
+  }
+
+  /**
+   * @param watched the catalogs as the watcher's last round saw them: the healthy answer adds the
+   *     tables watched and, when there are none, how to get some (it stays healthy)
+   */
+  public CatalogsHealthCheck(
+      ServerCatalogs catalogs, Supplier<List<TableWatcher.CatalogStatus>> watched) {
     this.catalogs = catalogs;
+    this.watched = watched;
   }
 
   @Override
@@ -39,15 +51,28 @@ public class CatalogsHealthCheck extends HealthCheck {
       }
     }
     return problems.isEmpty()
-        ? Result.healthy(
-            catalogs.settings().size()
-                + " catalog(s) reachable"
-                + (catalogs.settings().isEmpty() ? "" : ": ")
-                + String.join(
-                    ", ",
-                    catalogs.settings().stream()
-                        .map(s -> s.name() + " (" + s.type() + ")")
-                        .toList()))
+        ? Result.healthy(reachable() + tables())
         : Result.unhealthy(String.join("; ", problems));
+  }
+
+  private String reachable() {
+    return catalogs.settings().size()
+        + " catalog(s) reachable"
+        + (catalogs.settings().isEmpty() ? "" : ": ")
+        + String.join(
+            ", ", catalogs.settings().stream().map(s -> s.name() + " (" + s.type() + ")").toList());
+  }
+
+  /** "; N table(s) watched", and the first run's hint when the watcher found none. */
+  private String tables() {
+    List<TableWatcher.CatalogStatus> seen = watched.get();
+    if (seen.isEmpty() || seen.stream().anyMatch(c -> c.listedAt() == null)) {
+      return "";
+    }
+    int tables = seen.stream().mapToInt(TableWatcher.CatalogStatus::tables).sum();
+    return "; "
+        + tables
+        + " table(s) watched"
+        + (tables == 0 ? ": " + TableWatcher.noTablesHint(seen) : "");
   }
 }

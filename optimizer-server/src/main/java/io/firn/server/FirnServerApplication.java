@@ -14,10 +14,12 @@ import io.firn.core.maintenance.MaintenanceSettings;
 import io.firn.core.policy.PolicyFile;
 import io.firn.core.policy.PolicyParser;
 import io.firn.server.api.AdminGuard;
+import io.firn.server.api.ConsoleServlet;
 import io.firn.server.api.ErrorMappers;
 import io.firn.server.api.JsonErrorHandler;
 import io.firn.server.api.LeaderRedirect;
 import io.firn.server.api.LeaderResource;
+import io.firn.server.api.OverviewResource;
 import io.firn.server.api.PoliciesResource;
 import io.firn.server.api.ProcessesResource;
 import io.firn.server.api.RequestGuard;
@@ -218,13 +220,28 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
           .manage(new WindowScheduler(builtIn.calendar(), windowListener, Clock.systemUTC()));
     }
     environment.healthChecks().register("state-store", new StateStoreHealthCheck(store));
-    environment.healthChecks().register("catalogs", new CatalogsHealthCheck(connections));
+    environment
+        .healthChecks()
+        .register("catalogs", new CatalogsHealthCheck(connections, watcher::catalogs));
     environment.jersey().register(new TablesResource(optimizing, store, tokens));
     environment.jersey().register(new ProcessesResource(store));
     environment.jersey().register(new WorkersResource(optimizing));
+    PoliciesResource policiesResource =
+        new PoliciesResource(policies, policyRegistry, optimizing, Clock.systemUTC());
+    environment.jersey().register(policiesResource);
     environment
         .jersey()
-        .register(new PoliciesResource(policies, policyRegistry, optimizing, Clock.systemUTC()));
+        .register(
+            new OverviewResource(
+                optimizing,
+                watcher,
+                store,
+                policiesResource,
+                policyRegistry,
+                registry,
+                Clock.systemUTC()));
+    // The operator's console: / and /console/* (exact and longer mappings win over Jersey's /*).
+    environment.servlets().addServlet("console", new ConsoleServlet()).addMapping("", "/console/*");
     environment.jersey().register(new RequestGuard(tokens));
     environment.getApplicationContext().setErrorHandler(new JsonErrorHandler());
     environment

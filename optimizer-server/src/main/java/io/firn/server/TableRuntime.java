@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param dataFiles live data files
  * @param equalityDeleteFiles live equality-delete files
  * @param positionDeleteFiles live position-delete files
+ * @param summary bytes, records, snapshots and manifests
  */
 public record TableRuntime(
     String catalog,
@@ -29,7 +30,8 @@ public record TableRuntime(
     int health,
     long dataFiles,
     long equalityDeleteFiles,
-    long positionDeleteFiles) {
+    long positionDeleteFiles,
+    TableSummary summary) {
 
   public String qualifiedName() {
     return catalog + "." + namespace + "." + table;

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -35,6 +36,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,6 +72,18 @@ public final class TableWatcher implements Managed {
       new java.util.concurrent.atomic.AtomicInteger();
   private ScheduledFuture<?> schedule;
   private volatile TableListener listener = TableListener.NONE;
+  private final Map<String, CatalogStatus> catalogStatus = new ConcurrentHashMap<>();
+  private boolean saidNoTables;
+
+  /**
+   * A catalog as the last round saw it.
+   *
+   * @param listedAt when its tables were last listed (or tried); null before the first round
+   * @param tables tables it had that the table patterns match; 0 when it could not be listed
+   * @param error why it could not be listed; null when it could
+   */
+  public record CatalogStatus(
+      String name, String type, @Nullable Instant listedAt, int tables, @Nullable String error) {}
 
   public TableWatcher(
       ServerCatalogs connections,
@@ -187,6 +201,46 @@ public final class TableWatcher implements Managed {
     return all;
   }
 
+  /** Every configured catalog as the last round saw it, in configuration order. */
+  public List<CatalogStatus> catalogs() {
+    List<CatalogStatus> all = new ArrayList<>();
+    for (CatalogSettings settings : catalogs) {
+      all.add(
+          catalogStatus.getOrDefault(
+              settings.name(), new CatalogStatus(settings.name(), settings.type(), null, 0, null)));
+    }
+    return all;
+  }
+
+  /**
+   * What to do when every catalog answers and none has a table the patterns match: the first run's
+   * hint, in the log, {@code /healthcheck}, {@code /api/v1/overview} and the console.
+   */
+  public static String noTablesHint(List<CatalogStatus> catalogs) {
+    if (catalogs.isEmpty()) {
+      return "no catalog is configured: add one under catalogs: in the server's configuration"
+          + " (README, \"Catalogs\")";
+    }
+    List<String> names = new ArrayList<>();
+    for (CatalogStatus c : catalogs) {
+      if (c.error() == null) {
+        names.add(c.name() + " (" + c.type() + ")");
+      }
+    }
+    String todo =
+        "bin/firn ingest creates the default catalog and writes example tables into it; or point"
+            + " catalogs: in the server's configuration (FIRN_CATALOG_URI, FIRN_WAREHOUSE) at the"
+            + " catalog of your tables (README, \"Catalogs\")";
+    if (names.isEmpty()) {
+      return "no table is watched yet: no catalog can be listed (each one's error says why). "
+          + todo;
+    }
+    return "no table is watched yet: the catalog(s) "
+        + String.join(", ", names)
+        + " have no table the table patterns match. "
+        + todo;
+  }
+
   private void roundLogged() {
     try {
       round();
@@ -206,6 +260,13 @@ public final class TableWatcher implements Managed {
             watchCatalog(settings);
           }
         });
+    List<CatalogStatus> seen = catalogs();
+    boolean none =
+        !seen.isEmpty() && seen.stream().allMatch(c -> c.error() == null && c.tables() == 0);
+    if (none && !saidNoTables) {
+      LOG.warn(noTablesHint(seen));
+    }
+    saidNoTables = none;
     if (deferred.get() > 0) {
       LOG.info(
           "{} changed table(s) left for the next round (watch.maxEvaluationsPerRound = {})",
@@ -223,6 +284,14 @@ public final class TableWatcher implements Managed {
     } catch (RuntimeException e) {
       // Keep what is known: a catalog that is down does not mean its tables were dropped.
       LOG.warn("cannot list the tables of {}: {}", settings, e.getMessage());
+      catalogStatus.put(
+          settings.name(),
+          new CatalogStatus(
+              settings.name(),
+              settings.type(),
+              clock.instant(),
+              0,
+              String.valueOf(e.getMessage())));
       connections.reset(settings.name());
       return;
     }
@@ -238,6 +307,9 @@ public final class TableWatcher implements Managed {
       pending.add(
           evaluators.submit(() -> watchTable(settings.name(), catalog, id, namespace, qualified)));
     }
+    catalogStatus.put(
+        settings.name(),
+        new CatalogStatus(settings.name(), settings.type(), clock.instant(), seen.size(), null));
     for (Future<?> future : pending) {
       try {
         future.get();
@@ -282,8 +354,10 @@ public final class TableWatcher implements Managed {
     boolean ownCommit =
         known != null && known.snapshotId() != null && ownCommitsOnly(table, known.snapshotId());
     TableEvaluator.Evaluation evaluation;
+    TableSummary summary;
     try {
       evaluation = TableEvaluator.evaluate(table, OptimizingPolicy.DEFAULTS);
+      summary = TableSummary.of(table, evaluation.totals());
     } catch (RuntimeException e) {
       // Not recorded as evaluated: the same snapshot is tried again next round.
       evaluations("error").increment();
@@ -303,7 +377,8 @@ public final class TableWatcher implements Managed {
             evaluation.health(),
             evaluation.totals().dataFiles(),
             evaluation.totals().equalityDeleteFiles(),
-            evaluation.totals().positionDeleteFiles());
+            evaluation.totals().positionDeleteFiles(),
+            summary);
     store.save(runtime);
     tables.put(qualified, runtime);
     String result = evaluation.needsPlan() ? "needs_plan" : "no_plan";

@@ -42,6 +42,34 @@ class CatalogsHealthCheckTest {
     }
   }
 
+  @Test
+  void aHealthyAnswerCountsTheWatchedTablesAndSaysHowToGetSomeWhenThereAreNone() throws Exception {
+    CatalogSettings lake =
+        new CatalogSettings(
+            "lake", "jdbc", "jdbc:sqlite:" + dir.resolve("lake.db"), dir.toString(), Map.of());
+    create(lake);
+    java.util.concurrent.atomic.AtomicInteger tables =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.time.Instant listed = java.time.Instant.parse("2026-12-03T10:00:00Z");
+    try (ServerCatalogs catalogs = new ServerCatalogs(List.of(lake))) {
+      CatalogsHealthCheck check =
+          new CatalogsHealthCheck(
+              catalogs,
+              () ->
+                  List.of(
+                      new TableWatcher.CatalogStatus("lake", "jdbc", listed, tables.get(), null)));
+      HealthCheck.Result empty = check.execute();
+      assertThat(empty.isHealthy()).isTrue();
+      assertThat(empty.getMessage())
+          .startsWith(
+              "1 catalog(s) reachable: lake (jdbc); 0 table(s) watched: no table is watched yet")
+          .contains("FIRN_CATALOG_URI", "bin/firn ingest");
+      tables.set(3);
+      assertThat(check.execute().getMessage())
+          .isEqualTo("1 catalog(s) reachable: lake (jdbc); 3 table(s) watched");
+    }
+  }
+
   private static void create(CatalogSettings settings) throws Exception {
     Catalog catalog =
         CatalogUtil.buildIcebergCatalog(

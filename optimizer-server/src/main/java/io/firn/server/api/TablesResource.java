@@ -5,6 +5,7 @@ import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.server.optimizing.OptimizingService;
 import io.firn.server.optimizing.ProcessRecord;
+import io.firn.server.optimizing.TableHistory;
 import io.firn.server.optimizing.TableStateRecord;
 import io.firn.server.optimizing.UnknownTableException;
 import io.firn.server.store.StateStore;
@@ -123,6 +124,45 @@ public class TablesResource {
         due.stream().mapToLong(PartitionPlan::estimatedOutputFiles).sum(),
         plan.tasks().size(),
         partitions);
+  }
+
+  /** The table's recent evaluations (in memory, bounded); {@code kept} false when none are kept. */
+  public record HistoryView(String table, boolean kept, List<TableHistory.Point> points) {}
+
+  @GET
+  @Path("{catalog}/{namespace}/{table}/partitions")
+  public TableContents.PartitionsView partitions(
+      @PathParam("catalog") String catalog,
+      @PathParam("namespace") String namespace,
+      @PathParam("table") String table,
+      @QueryParam("limit") Integer limit) {
+    int max = limit(limit, 100);
+    return TableContents.partitions(
+        catalog + "." + namespace + "." + table, service.load(catalog, namespace, table), max);
+  }
+
+  @GET
+  @Path("{catalog}/{namespace}/{table}/snapshots")
+  public List<TableContents.SnapshotRow> snapshots(
+      @PathParam("catalog") String catalog,
+      @PathParam("namespace") String namespace,
+      @PathParam("table") String table,
+      @QueryParam("limit") Integer limit) {
+    int max = limit(limit, 50);
+    return TableContents.snapshots(service.load(catalog, namespace, table), max);
+  }
+
+  @GET
+  @Path("{catalog}/{namespace}/{table}/history")
+  public HistoryView history(
+      @PathParam("catalog") String catalog,
+      @PathParam("namespace") String namespace,
+      @PathParam("table") String table) {
+    List<TableHistory.Point> points = service.history(catalog, namespace, table);
+    return new HistoryView(
+        catalog + "." + namespace + "." + table,
+        points != null,
+        points == null ? List.of() : points);
   }
 
   @POST

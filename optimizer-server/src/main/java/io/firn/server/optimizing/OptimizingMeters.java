@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every meter of the optimizing side, in one place (docs/metrics.md lists them): counters the
@@ -199,6 +200,49 @@ final class OptimizingMeters {
     List<Tag> position = new java.util.ArrayList<>(tags);
     position.add(Tag.of("type", "position"));
     tableGauge(table, "firn.table.delete.files", deletes, position, t -> t.positionDeleteFiles);
+    // The size figures of Amoro's table_summary_* (TableSummary), from the same evaluation.
+    tableGauge(
+        table,
+        "firn.table.total.size",
+        "bytes",
+        "Bytes of the table's live data and delete files at its last evaluation",
+        tags,
+        t -> t.summary.totalBytes());
+    tableGauge(
+        table,
+        "firn.table.data.size",
+        "bytes",
+        "Bytes of the table's live data files at its last evaluation",
+        tags,
+        t -> t.summary.dataBytes());
+    tableGauge(
+        table,
+        "firn.table.average.data.file.size",
+        "bytes",
+        "Average size of the table's live data files at its last evaluation",
+        tags,
+        t -> t.summary.averageDataFileBytes());
+    tableGauge(
+        table,
+        "firn.table.records",
+        null,
+        "Records in the table's live data files at its last evaluation, before deletes apply",
+        tags,
+        t -> t.summary.records());
+    tableGauge(
+        table,
+        "firn.table.snapshots",
+        null,
+        "Snapshots in the table's metadata at its last evaluation",
+        tags,
+        t -> t.summary.snapshots());
+    tableGauge(
+        table,
+        "firn.table.manifests",
+        null,
+        "Manifests of the table's current snapshot at its last evaluation",
+        tags,
+        t -> t.summary.manifests());
     table.meters.add(
         Gauge.builder("firn.table.policy.max.delay", table, readings::maxDelaySeconds)
             .description(
@@ -221,8 +265,22 @@ final class OptimizingMeters {
       String description,
       List<Tag> tags,
       ToDoubleFunction<TableState> value) {
+    tableGauge(table, name, null, description, tags, value);
+  }
+
+  private void tableGauge(
+      TableState table,
+      String name,
+      @Nullable String baseUnit,
+      String description,
+      List<Tag> tags,
+      ToDoubleFunction<TableState> value) {
     table.meters.add(
-        Gauge.builder(name, table, value).description(description).tags(tags).register(registry));
+        Gauge.builder(name, table, value)
+            .baseUnit(baseUnit)
+            .description(description)
+            .tags(tags)
+            .register(registry));
   }
 
   /** A table is no longer watched: its series go, and free a place under the limit. */

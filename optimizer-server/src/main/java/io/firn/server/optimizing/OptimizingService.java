@@ -84,6 +84,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   private final ProcessPlanner planner;
   private final WorkerEndpoint endpoint;
   private final MaintenanceDispatcher maintenance;
+  private final TableHistory history;
   private SchedulingRound round;
   private ScheduledExecutorService ticker;
   private ExecutorService planners;
@@ -103,6 +104,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     this.state = new OptimizingState(store, config, policies, clock);
     this.meters = new OptimizingMeters(registry, new StateReadings(state), clock, tableSeriesLimit);
     meters.group(WorkerEndpoint.DEFAULT_GROUP);
+    this.history = new TableHistory(tableSeriesLimit);
     this.committer = new ProcessCommitter(state, meters);
     this.planner = new ProcessPlanner(state, committer, catalogs);
     this.endpoint = new WorkerEndpoint(state, meters, committer, catalogs);
@@ -209,6 +211,8 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
       table.dataFiles = runtime.dataFiles();
       table.equalityDeleteFiles = runtime.equalityDeleteFiles();
       table.positionDeleteFiles = runtime.positionDeleteFiles();
+      table.summary = runtime.summary();
+      history.record(runtime);
       if (!ownCommit && table.process == null) {
         table.needsPlan = runtime.needsPlan();
         table.reason = runtime.reason();
@@ -230,6 +234,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     state.lock.lock();
     try {
       TableState forgotten = state.tables.remove(catalog + "." + namespace + "." + table);
+      history.forget(catalog + "." + namespace + "." + table);
       if (forgotten != null) {
         meters.forget(forgotten);
         if (forgotten.process != null) {
@@ -265,6 +270,96 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     } finally {
       state.lock.unlock();
     }
+  }
+
+  /**
+   * The table's recent evaluations, oldest first (in memory, bounded: {@link TableHistory}); null
+   * when none are kept for it.
+   *
+   * @throws UnknownTableException when the table is not watched
+   */
+  public List<TableHistory.Point> history(String catalog, String namespace, String table) {
+    state.lock.lock();
+    try {
+      TableState known = known(catalog, namespace, table);
+      return history.of(known.qualified());
+    } finally {
+      state.lock.unlock();
+    }
+  }
+
+  /**
+   * Loads a watched table from its catalog (outside the lock: I/O).
+   *
+   * @throws UnknownTableException when the table is not watched
+   */
+  public Table load(String catalog, String namespace, String table) {
+    state.lock.lock();
+    try {
+      known(catalog, namespace, table);
+    } finally {
+      state.lock.unlock();
+    }
+    return catalogs.load(catalog, namespace, table);
+  }
+
+  /**
+   * An optimizer group now: its registered workers, their slots and the tasks waiting for them.
+   *
+   * @param capacity the policy's process capacity of the group; 0 for {@code *} (the in-process
+   *     worker, which serves every group) and groups the policy does not name
+   */
+  public record GroupLoad(String group, int capacity, int workers, int slots, int backlog) {}
+
+  /** A table's place in the policy and how long it has been due. */
+  public record TableLoad(String table, String rule, String group, double lagSeconds) {}
+
+  /** What the console's overview shows of the running service, read under one lock hold. */
+  public record Load(
+      int pendingTasks, int leasedTasks, List<GroupLoad> groups, List<TableLoad> tables) {}
+
+  /** The queue, the groups and every table's rule and lag now. */
+  public Load load() {
+    PolicyRegistry.LoadedPolicy loaded = state.policies.get();
+    Instant now = state.clock.instant();
+    java.util.Map<String, Double> lags = new java.util.TreeMap<>();
+    java.util.Set<String> names = new java.util.LinkedHashSet<>(loaded.policy().groups().keySet());
+    names.add(WorkerEndpoint.DEFAULT_GROUP);
+    List<GroupLoad> groups = new ArrayList<>();
+    int pending;
+    int leased;
+    state.lock.lock();
+    try {
+      pending = state.queue.pendingCount();
+      leased = state.queue.leasedCount();
+      state.workers.all().forEach(w -> names.add(w.group));
+      for (String name : names) {
+        PolicyFile.Group group = loaded.policy().groups().get(name);
+        groups.add(
+            new GroupLoad(
+                name,
+                group == null ? 0 : group.capacity(),
+                state.workers.count(name),
+                state.workers.slots(name),
+                state.queue.backlog(name)));
+      }
+      state.tables.values().forEach(t -> lags.put(t.qualified(), t.lagSeconds(now)));
+    } finally {
+      state.lock.unlock();
+    }
+    // Rules resolved outside the lock: pattern matching over every table.
+    List<TableLoad> tables = new ArrayList<>(lags.size());
+    lags.forEach(
+        (qualified, lag) -> {
+          EffectivePolicy effective = loaded.policy().resolve(qualified);
+          tables.add(
+              new TableLoad(
+                  qualified,
+                  effective.rule() == null ? "defaults" : effective.rule(),
+                  effective.group().name(),
+                  lag));
+        });
+    return new Load(pending, leased, groups, tables);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.firn.server.optimizing;
 
 import io.firn.core.plan.OptimizingType;
+import io.firn.server.TableSummary;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,6 +39,7 @@ final class TableState {
   volatile long dataFiles;
   volatile long equalityDeleteFiles;
   volatile long positionDeleteFiles;
+  volatile TableSummary summary = TableSummary.EMPTY;
   final List<io.micrometer.core.instrument.Meter> meters = new ArrayList<>();
 
   TableState(String catalog, String namespace, String table, Instant now) {
@@ -65,6 +67,7 @@ final class TableState {
     state.dataFiles = r.dataFiles();
     state.equalityDeleteFiles = r.equalityDeleteFiles();
     state.positionDeleteFiles = r.positionDeleteFiles();
+    state.summary = r.summary();
     return state;
   }
 
@@ -92,7 +95,8 @@ final class TableState {
         health,
         dataFiles,
         equalityDeleteFiles,
-        positionDeleteFiles);
+        positionDeleteFiles,
+        summary);
   }
 
   /** Seconds this table has been due (0 when not due): the optimizing lag. */

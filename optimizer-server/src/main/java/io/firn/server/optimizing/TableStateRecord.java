@@ -1,5 +1,6 @@
 package io.firn.server.optimizing;
 
+import io.firn.server.TableSummary;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
@@ -17,6 +18,7 @@ import org.jspecify.annotations.Nullable;
  * @param dataFiles live data files at the last evaluation
  * @param equalityDeleteFiles live equality-delete files at the last evaluation
  * @param positionDeleteFiles live position-delete files at the last evaluation
+ * @param summary bytes, records, snapshots and manifests at the last evaluation
  */
 public record TableStateRecord(
     String catalog,
@@ -36,4 +38,5 @@ public record TableStateRecord(
     int health,
     long dataFiles,
     long equalityDeleteFiles,
-    long positionDeleteFiles) {}
+    long positionDeleteFiles,
+    TableSummary summary) {}

@@ -7,6 +7,7 @@ import static io.firn.server.store.Jdbc.setLong;
 import static io.firn.server.store.Jdbc.truncate;
 
 import io.firn.server.TableRuntime;
+import io.firn.server.TableSummary;
 import io.firn.server.optimizing.TableStateRecord;
 import io.firn.server.optimizing.TableStatus;
 import java.sql.Connection;
@@ -30,7 +31,8 @@ final class TableRuntimeRows {
   /** What the watcher writes and reads, in this order. */
   private static final String RUNTIME_COLUMNS =
       "catalog_name, namespace_name, table_name, snapshot_id, needs_plan, reason, evaluated_at_ms,"
-          + " health, data_files, equality_delete_files, position_delete_files";
+          + " health, data_files, equality_delete_files, position_delete_files, total_bytes,"
+          + " data_bytes, record_count, snapshot_count, manifest_count";
 
   /** What the optimizing side writes, after {@link #RUNTIME_COLUMNS} when read. */
   private static final String STATE_COLUMNS =
@@ -143,7 +145,13 @@ final class TableRuntimeRows {
     s.setInt(i++, runtime.health());
     s.setLong(i++, runtime.dataFiles());
     s.setLong(i++, runtime.equalityDeleteFiles());
-    s.setLong(i, runtime.positionDeleteFiles());
+    s.setLong(i++, runtime.positionDeleteFiles());
+    TableSummary summary = runtime.summary();
+    s.setLong(i++, summary.totalBytes());
+    s.setLong(i++, summary.dataBytes());
+    s.setLong(i++, summary.records());
+    s.setInt(i++, summary.snapshots());
+    s.setInt(i, summary.manifests());
   }
 
   private static void deleteRow(Connection c, String catalog, String namespace, String table)
@@ -160,10 +168,11 @@ final class TableRuntimeRows {
         c.prepareStatement(
             "UPDATE table_runtime SET snapshot_id = ?, needs_plan = ?, reason = ?,"
                 + " evaluated_at_ms = ?, health = ?, data_files = ?, equality_delete_files = ?,"
-                + " position_delete_files = ?"
+                + " position_delete_files = ?, total_bytes = ?, data_bytes = ?, record_count = ?,"
+                + " snapshot_count = ?, manifest_count = ?"
                 + WHERE_KEY)) {
       bindRuntime(update, 1, runtime);
-      bindKey(update, 9, runtime.catalog(), runtime.namespace(), runtime.table());
+      bindKey(update, 14, runtime.catalog(), runtime.namespace(), runtime.table());
       if (update.executeUpdate() > 0) {
         return;
       }
@@ -172,7 +181,7 @@ final class TableRuntimeRows {
         c.prepareStatement(
             "INSERT INTO table_runtime ("
                 + RUNTIME_COLUMNS
-                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
       bindKey(insert, 1, runtime.catalog(), runtime.namespace(), runtime.table());
       bindRuntime(insert, 4, runtime);
       insert.executeUpdate();
@@ -233,17 +242,18 @@ final class TableRuntimeRows {
                 r.needsPlan(),
                 r.reason(),
                 r.evaluatedAt(),
-                Jdbc.status(TableStatus.class, rs.getString(12), TABLE, r.qualifiedName(), "state"),
-                Instant.ofEpochMilli(rs.getLong(13)),
-                rs.getBoolean(14),
-                rs.getString(15),
-                instant(rs, 16),
-                rs.getInt(17),
-                rs.getString(18),
+                Jdbc.status(TableStatus.class, rs.getString(17), TABLE, r.qualifiedName(), "state"),
+                Instant.ofEpochMilli(rs.getLong(18)),
+                rs.getBoolean(19),
+                rs.getString(20),
+                instant(rs, 21),
+                rs.getInt(22),
+                rs.getString(23),
                 r.health(),
                 r.dataFiles(),
                 r.equalityDeleteFiles(),
-                r.positionDeleteFiles()));
+                r.positionDeleteFiles(),
+                r.summary()));
       }
     }
     return all;
@@ -268,6 +278,13 @@ final class TableRuntimeRows {
         rs.getInt(8),
         rs.getLong(9),
         rs.getLong(10),
-        rs.getLong(11));
+        rs.getLong(11),
+        TableSummary.of(
+            rs.getLong(12),
+            rs.getLong(13),
+            rs.getLong(9),
+            rs.getLong(14),
+            rs.getInt(15),
+            rs.getInt(16)));
   }
 }

@@ -26,6 +26,7 @@ class OpenApiTest {
           ProcessesResource.class,
           WorkersResource.class,
           PoliciesResource.class,
+          OverviewResource.class,
           LeaderResource.class,
           WorkerProtocolResource.class);
 

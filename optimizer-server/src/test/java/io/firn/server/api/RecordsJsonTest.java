@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dropwizard.core.setup.Bootstrap;
 import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
+import io.firn.server.TableSummary;
 import io.firn.server.optimizing.ProcessRecord;
 import io.firn.server.optimizing.ProcessStatus;
 import io.firn.server.optimizing.TableStateRecord;
@@ -135,7 +136,8 @@ class RecordsJsonTest {
             61,
             40,
             12,
-            3);
+            3,
+            TableSummary.of(9_000, 8_000, 40, 1_234, 7, 3));
     assertThat(mapper().writeValueAsString(table))
         .isEqualTo(
             "{\"catalog\":\"lake\",\"namespace\":\"db\",\"table\":\"events\",\"snapshotId\":42,"
@@ -144,6 +146,8 @@ class RecordsJsonTest {
                 + "\"since\":\"2026-12-02T10:00:05Z\",\"paused\":false,"
                 + "\"parkedReason\":\"3 failures\",\"parkedUntil\":\"2026-12-02T11:00:00Z\","
                 + "\"failures\":3,\"lastProcessId\":\"p1\",\"health\":61,\"dataFiles\":40,"
-                + "\"equalityDeleteFiles\":12,\"positionDeleteFiles\":3}");
+                + "\"equalityDeleteFiles\":12,\"positionDeleteFiles\":3,"
+                + "\"summary\":{\"totalBytes\":9000,\"dataBytes\":8000,\"averageDataFileBytes\":200,"
+                + "\"records\":1234,\"snapshots\":7,\"manifests\":3}}");
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dropwizard.lifecycle.Managed;
 import io.firn.server.TableRuntime;
+import io.firn.server.TableSummary;
 import io.firn.server.optimizing.ProcessRecord;
 import io.firn.server.optimizing.ProcessStatus;
 import io.firn.server.store.StateStore;
@@ -187,6 +188,7 @@ class LeadershipTest {
   }
 
   private static TableRuntime runtime(String table) {
-    return new TableRuntime("lake", "db", table, 1L, false, "fine", Instant.now(), 100, 1, 0, 0);
+    return new TableRuntime(
+        "lake", "db", table, 1L, false, "fine", Instant.now(), 100, 1, 0, 0, TableSummary.EMPTY);
   }
 }

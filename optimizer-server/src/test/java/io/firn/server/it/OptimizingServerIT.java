@@ -22,8 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
@@ -67,24 +65,9 @@ class OptimizingServerIT {
                       """)
                   .toString());
       server.before();
-      AtomicBoolean writing = new AtomicBoolean(true);
-      AtomicReference<Throwable> writerFailure = new AtomicReference<>();
-      Thread writer =
-          new Thread(
-              () -> {
-                try {
-                  while (writing.get()) {
-                    live.writer().commit(40, 4);
-                    Thread.sleep(150);
-                  }
-                } catch (Throwable t) {
-                  writerFailure.set(t);
-                }
-              },
-              "live-writer");
+      LiveWriter writer = new LiveWriter(live, 40, 4, Duration.ofMillis(150), 0);
       try {
         String api = "http://localhost:" + server.getLocalPort() + "/api/v1";
-        writer.start();
 
         await()
             .atMost(4, TimeUnit.MINUTES)
@@ -104,9 +87,7 @@ class OptimizingServerIT {
                   }
                   assertThat(succeeded(api, "lake.live.orders")).isPositive();
                 });
-        writing.set(false);
-        writer.join(30_000);
-        assertThat(writerFailure.get()).isNull();
+        assertThat(writer.stop()).isNull();
         // Let the live table's last process end (it may have been planned on a writer snapshot).
         await()
             .atMost(2, TimeUnit.MINUTES)
@@ -158,8 +139,7 @@ class OptimizingServerIT {
         checkErrors(api);
         checkMetrics("http://localhost:" + server.getAdminPort() + "/metrics");
       } finally {
-        writing.set(false);
-        writer.join(30_000);
+        writer.stop();
         server.after();
       }
     }

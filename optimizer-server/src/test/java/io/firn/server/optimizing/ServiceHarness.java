@@ -9,6 +9,7 @@ import io.firn.core.table.TableEvaluator;
 import io.firn.server.OptimizingConfiguration;
 import io.firn.server.ServerCatalogs;
 import io.firn.server.TableRuntime;
+import io.firn.server.TableSummary;
 import io.firn.server.policy.MutableClock;
 import io.firn.server.policy.PolicyRegistry;
 import io.firn.server.policy.WindowCalendar;
@@ -161,7 +162,8 @@ final class ServiceHarness implements AutoCloseable {
             evaluation.health(),
             evaluation.totals().dataFiles(),
             evaluation.totals().equalityDeleteFiles(),
-            evaluation.totals().positionDeleteFiles());
+            evaluation.totals().positionDeleteFiles(),
+            TableSummary.of(table, evaluation.totals()));
     store.save(runtime);
     service.evaluated(runtime, false);
     return runtime;

@@ -36,7 +36,7 @@ class MigrationsTest {
   @TempDir Path dir;
 
   @Test
-  void theFourVersionsOfBeforeTheSplitWithTheirDescriptions() {
+  void theFourVersionsOfBeforeTheSplitAndTheLaterOnesWithTheirDescriptions() {
     assertThat(Migrations.all())
         .extracting(Migration::version, Migration::description)
         .containsExactly(
@@ -44,7 +44,8 @@ class MigrationsTest {
             org.assertj.core.groups.Tuple.tuple(
                 2, "optimizing state, processes, tasks and workers"),
             org.assertj.core.groups.Tuple.tuple(3, "table health and file counts"),
-            org.assertj.core.groups.Tuple.tuple(4, "leader lease of several replicas"));
+            org.assertj.core.groups.Tuple.tuple(4, "leader lease of several replicas"),
+            org.assertj.core.groups.Tuple.tuple(5, "table size, records, snapshots and manifests"));
     assertThat(Migrations.all().get(1).statements())
         .hasSize(12)
         .first()

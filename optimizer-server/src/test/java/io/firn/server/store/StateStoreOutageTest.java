@@ -9,6 +9,7 @@ import com.codahale.metrics.health.HealthCheck;
 import io.firn.server.StateStoreConfiguration;
 import io.firn.server.StateStoreHealthCheck;
 import io.firn.server.TableRuntime;
+import io.firn.server.TableSummary;
 import io.firn.server.optimizing.ProcessRecord;
 import io.firn.server.optimizing.ProcessStatus;
 import io.firn.server.optimizing.TableStateRecord;
@@ -422,7 +423,18 @@ class StateStoreOutageTest {
 
   private static TableRuntime runtime(String table, long snapshot) {
     return new TableRuntime(
-        "lake", "db", table, snapshot, true, "due", T0.plusSeconds(snapshot), 50, 10, 2, 1);
+        "lake",
+        "db",
+        table,
+        snapshot,
+        true,
+        "due",
+        T0.plusSeconds(snapshot),
+        50,
+        10,
+        2,
+        1,
+        TableSummary.EMPTY);
   }
 
   private static TableStateRecord state(
@@ -445,7 +457,8 @@ class StateStoreOutageTest {
         50,
         10,
         2,
-        1);
+        1,
+        TableSummary.EMPTY);
   }
 
   private static ProcessRecord process(String id, ProcessStatus status, Instant created) {

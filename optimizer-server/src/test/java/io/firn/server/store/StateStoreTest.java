@@ -3,6 +3,7 @@ package io.firn.server.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.firn.server.TableRuntime;
+import io.firn.server.TableSummary;
 import io.firn.server.optimizing.ProcessRecord;
 import io.firn.server.optimizing.ProcessStatus;
 import io.firn.server.optimizing.TableStateRecord;
@@ -45,7 +46,8 @@ class StateStoreTest {
             61,
             40,
             12,
-            3);
+            3,
+            TableSummary.of(9_000_000_000L, 8_000_000_000L, 40, 123_456_789L, 17, 5));
     TableRuntime updated =
         new TableRuntime(
             "lake",
@@ -58,10 +60,22 @@ class StateStoreTest {
             100,
             4,
             0,
-            0);
+            0,
+            TableSummary.of(1_000, 1_000, 4, 10, 2, 1));
     TableRuntime empty =
         new TableRuntime(
-            "lake", "db", "new", null, false, "no snapshot", Instant.EPOCH, 100, 0, 0, 0);
+            "lake",
+            "db",
+            "new",
+            null,
+            false,
+            "no snapshot",
+            Instant.EPOCH,
+            100,
+            0,
+            0,
+            0,
+            TableSummary.EMPTY);
 
     try (StateStore store = StateStore.open(url, user, null)) {
       assertThat(store.schemaVersion()).isEqualTo(Migrations.latest());
@@ -101,7 +115,8 @@ class StateStoreTest {
               100,
               4,
               0,
-              0);
+              0,
+              updated.summary());
       store.saveTableState(state);
       assertThat(store.loadTableStates()).singleElement().isEqualTo(state);
       ProcessRecord running =

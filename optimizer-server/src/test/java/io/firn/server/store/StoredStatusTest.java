@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dropwizard.testing.junit5.ResourceExtension;
 import io.firn.server.TableRuntime;
+import io.firn.server.TableSummary;
 import io.firn.server.api.ErrorMappers;
 import io.firn.server.api.ProcessesResource;
 import io.firn.server.optimizing.ProcessRecord;
@@ -190,12 +191,30 @@ class StoredStatusTest {
   }
 
   private static TableRuntime runtime(String table) {
-    return new TableRuntime("lake", "db", table, 1L, false, "fine", T0, 100, 1, 0, 0);
+    return new TableRuntime(
+        "lake", "db", table, 1L, false, "fine", T0, 100, 1, 0, 0, TableSummary.EMPTY);
   }
 
   private static TableStateRecord state(String table, TableStatus status) {
     return new TableStateRecord(
-        "lake", "db", table, 1L, false, "fine", T0, status, T0, false, null, null, 0, null, 100, 1,
-        0, 0);
+        "lake",
+        "db",
+        table,
+        1L,
+        false,
+        "fine",
+        T0,
+        status,
+        T0,
+        false,
+        null,
+        null,
+        0,
+        null,
+        100,
+        1,
+        0,
+        0,
+        TableSummary.EMPTY);
   }
 }
