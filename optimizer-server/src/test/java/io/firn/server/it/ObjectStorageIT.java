@@ -85,15 +85,7 @@ class ObjectStorageIT {
               EVENTS + "data/id_bucket=0/00000-0-orphan-of-a-dead-writer.parquet",
               EVENTS + "metadata/orphan-manifest.avro",
               EVENTS + "orphan-at-the-root.txt");
-      long plantedBytes = 0;
-      for (int i = 0; i < planted.size(); i++) {
-        byte[] bytes = ("orphan " + i).repeat(100 * (i + 1)).getBytes(StandardCharsets.UTF_8);
-        s3.put(BUCKET, planted.get(i), bytes);
-        plantedBytes += bytes.length;
-      }
-      for (String key : planted) {
-        s3.age(BUCKET, key, old);
-      }
+      long plantedBytes = s3.plant(BUCKET, planted, old);
       String young = EVENTS + "data/young-orphan.parquet";
       s3.put(BUCKET, young, "in flight".getBytes(StandardCharsets.UTF_8));
 
