@@ -56,30 +56,6 @@ class ObjectStorageIngestIT {
         heartbeatInterval: 1s
         retryBackoff: 1s
       """;
-  private static final String POLICY =
-      """
-      version: 1
-      groups:
-        default: {capacity: 4}
-      defaults:
-        group: default
-        thresholds:
-          target-size: 8MiB
-          minor.trigger.file-count: 4
-        minor: {enabled: true}
-        major: {enabled: true}
-        full: {enabled: false}
-        expire-snapshots: {enabled: true, interval: 2s}
-        orphan-files: {enabled: true, interval: 1h}
-      rules: []
-      """;
-  private static final String MAINTENANCE =
-      """
-      maintenance:
-        expire-snapshots.max-age: 1s
-        expire-snapshots.retain-last: 1
-        orphan-files.min-age: 1h
-      """;
 
   @RegisterExtension
   static final MiniClusterExtension CLUSTER =
@@ -186,7 +162,10 @@ class ObjectStorageIngestIT {
       long lastIngest = table.currentSnapshot().snapshotId();
       assertThat(table.snapshots()).as("the job's commits, one to expire").hasSizeGreaterThan(1);
 
-      server.policy(POLICY).sections(MAINTENANCE).start(OPTIMIZING);
+      server
+          .policy(ServerProcess.MAINTAINING_POLICY)
+          .sections(ServerProcess.QUICK_MAINTENANCE)
+          .start(OPTIMIZING);
       Worker worker =
           new Worker(
               new HttpWorkerProtocol(URI.create(server.url()), ServerProcess.WORKER_TOKEN),

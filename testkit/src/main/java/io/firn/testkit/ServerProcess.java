@@ -43,6 +43,42 @@ public final class ServerProcess implements AutoCloseable {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
+  /**
+   * A policy that optimizes a partition from 4 files on (8 MiB target size), expires snapshots
+   * every 2 s and cleans orphans hourly (that is, once, soon after the start); with {@link
+   * #QUICK_MAINTENANCE}.
+   */
+  public static final String MAINTAINING_POLICY =
+      """
+      version: 1
+      groups:
+        default: {capacity: 4}
+      defaults:
+        group: default
+        thresholds:
+          target-size: 8MiB
+          minor.trigger.file-count: 4
+        minor: {enabled: true}
+        major: {enabled: true}
+        full: {enabled: false}
+        expire-snapshots: {enabled: true, interval: 2s}
+        orphan-files: {enabled: true, interval: 1h}
+      rules: []
+      """;
+
+  /**
+   * The server's {@code maintenance:} section for {@link #MAINTAINING_POLICY}: snapshots older than
+   * 1 s expire down to one; files not referenced and older than 1 h (the least allowed) are
+   * orphans.
+   */
+  public static final String QUICK_MAINTENANCE =
+      """
+      maintenance:
+        expire-snapshots.max-age: 1s
+        expire-snapshots.retain-last: 1
+        orphan-files.min-age: 1h
+      """;
+
   public final Path dir;
   public final Catalog catalog;
   private final String warehouse;

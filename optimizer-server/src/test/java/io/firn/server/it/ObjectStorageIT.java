@@ -14,6 +14,7 @@ import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.S3ProxyProcess;
 import io.firn.testkit.S3Requests;
+import io.firn.testkit.ServerProcess;
 import io.firn.worker.remote.HttpWorkerProtocol;
 import io.firn.worker.remote.Worker;
 import io.firn.worker.remote.WorkerSettings;
@@ -90,24 +91,7 @@ class ObjectStorageIT {
       s3.put(BUCKET, young, "in flight".getBytes(StandardCharsets.UTF_8));
 
       Path policy = dir.resolve("policy.yaml");
-      Files.writeString(
-          policy,
-          """
-          version: 1
-          groups:
-            default: {capacity: 4}
-          defaults:
-            group: default
-            thresholds:
-              target-size: 8MiB
-              minor.trigger.file-count: 4
-            minor: {enabled: true}
-            major: {enabled: true}
-            full: {enabled: false}
-            expire-snapshots: {enabled: true, interval: 2s}
-            orphan-files: {enabled: true, interval: 1h}
-          rules: []
-          """);
+      Files.writeString(policy, ServerProcess.MAINTAINING_POLICY);
       Path config = dir.resolve("server.yaml");
       Files.writeString(config, serverConfig(catalogFile, s3, dir, policy));
 
@@ -220,12 +204,9 @@ class ObjectStorageIT {
         """
         policies:
           path: "%s"
-        maintenance:
-          expire-snapshots.max-age: 1s
-          expire-snapshots.retain-last: 1
-          orphan-files.min-age: 1h
         """
-            .formatted(policy));
+                .formatted(policy)
+            + ServerProcess.QUICK_MAINTENANCE);
   }
 
   /** Prints the S3 requests of each part of Firn, and per optimizing task. */
