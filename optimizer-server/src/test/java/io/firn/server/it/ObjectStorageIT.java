@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.dropwizard.testing.DropwizardTestSupport;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.catalog.Catalogs;
+import io.firn.core.io.DataFileIO;
 import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
 import io.firn.testkit.CdcTableGenerator;
@@ -32,9 +33,15 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -162,6 +169,66 @@ class ObjectStorageIT {
       ((Closeable) reader).close();
       ((Closeable) writerCatalog).close();
     }
+  }
+
+  /**
+   * ADR 0024 §12: read through {@link DataFileIO}, as the executor and the result check read, each
+   * small data file costs one {@code GetObject}; with {@code firn.io.whole-object-read-max: 0} the
+   * ranged reads of {@code S3FileIO} (two or more per Parquet file) come back.
+   */
+  @Test
+  void aSmallFileIsReadWithOneGetUnlessTurnedOff(@TempDir Path dir) throws Exception {
+    try (S3ProxyProcess s3 = new S3ProxyProcess(dir)) {
+      s3.createBucket(BUCKET);
+      Path catalogFile = Files.createFile(dir.resolve("catalog.db"));
+      Catalog catalog =
+          Catalogs.connect(
+              new CatalogSettings(
+                  "lake", "jdbc", "jdbc:sqlite:" + catalogFile, WAREHOUSE, s3.catalogProperties()));
+      TableIdentifier id = TableIdentifier.of("db", "small");
+      CdcTableGenerator.generate(
+          catalog, id, new CdcTableSpec(2_000, 4, 0.1, 0.05, 0.05, 2, 18L, false, false));
+      Table table = catalog.loadTable(id);
+      List<DataFile> files = new ArrayList<>();
+      try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+        tasks.forEach(t -> files.add(t.file()));
+      }
+      assertThat(files).hasSizeGreaterThan(4);
+      assertThat(getsToRead(table, files)).isEqualTo(files.size());
+
+      Map<String, String> off = new HashMap<>(s3.catalogProperties());
+      off.put(DataFileIO.WHOLE_OBJECT_READ_MAX, "0");
+      Catalog ranged =
+          Catalogs.connect(
+              new CatalogSettings("lake", "jdbc", "jdbc:sqlite:" + catalogFile, WAREHOUSE, off));
+      assertThat(getsToRead(ranged.loadTable(id), files)).isGreaterThanOrEqualTo(2L * files.size());
+      ((Closeable) ranged).close();
+      ((Closeable) catalog).close();
+    }
+  }
+
+  /** The {@code GetObject} requests of reading every row of the files through DataFileIO. */
+  private static long getsToRead(Table table, List<DataFile> files) throws Exception {
+    FileIO io = DataFileIO.of(table.io());
+    S3Requests.reset();
+    for (DataFile file : files) {
+      long rows = 0;
+      try (CloseableIterable<Record> records =
+          FormatModelRegistry.<Record, Object>readBuilder(
+                  file.format(),
+                  Record.class,
+                  io.newInputFile(file.location(), file.fileSizeInBytes()))
+              .project(table.schema())
+              .build()) {
+        for (Record ignored : records) {
+          rows++;
+        }
+      }
+      assertThat(rows).as("rows of %s", file.location()).isEqualTo(file.recordCount());
+    }
+    return S3Requests.snapshot()
+        .getOrDefault(S3Requests.part(Thread.currentThread().getName()), Map.of())
+        .getOrDefault("GetObject", 0L);
   }
 
   @SuppressWarnings("unchecked")
