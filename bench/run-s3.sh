@@ -2,8 +2,10 @@
 # Compaction on object storage next to local disk (issue 16, docs/adr/0024 §7): the same CDC table
 # generated into a local warehouse and into s3://bench/wh on S3Proxy (127.0.0.1, its own JVM,
 # filesystem blob store), each optimized by Firn's LocalOptimizer; local and S3 alternate for
-# --rounds rounds. Prints a Markdown table: wall time, and for S3 the requests and body bytes of the
-# rewrite per task. Fails when a side's rows differ from the generator's. Results in WORK/s3.json.
+# --rounds rounds. Every result is also checked as the server checks a worker's (timed apart).
+# Prints a Markdown table: wall time, and for S3 the requests and body bytes of the rewrite and of
+# the check per task. Fails when a side's rows differ from the generator's. Results in
+# WORK/s3.json.
 #
 #   bench/run-s3.sh [--rows 400000] [--commits 40] [--buckets 8] [--threads 2] [--type full]
 #                   [--rounds 2] [--work DIR]

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.catalog.Catalogs;
+import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
+import io.firn.core.plan.RewriteTask;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
@@ -12,6 +14,9 @@ import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.S3ProxyProcess;
 import io.firn.testkit.S3Requests;
+import io.firn.worker.commit.CommitOutcome;
+import io.firn.worker.executor.ResultCheck;
+import io.firn.worker.executor.RewriteExecutor;
 import io.firn.worker.executor.TaskResult;
 import io.firn.worker.local.LocalOptimizer;
 import io.firn.worker.local.OptimizeReport;
@@ -25,6 +30,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -34,15 +41,17 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * CDC-shaped table (one seed) generated into a local warehouse ({@code LocalFileIO}) and into
  * {@code s3://bench/wh} on S3Proxy (127.0.0.1, its own JVM, filesystem blob store on the same
  * disk), each optimized by {@link LocalOptimizer} in this JVM, in the order local, S3, local, S3 …
- * ({@code --rounds}). Prints wall time per side and, for S3, the requests and body bytes of the
- * rewrite threads per task and of planning and commit; fails when a side's rows differ from the
- * generator's.
+ * ({@code --rounds}). Every result is also checked as the server checks a worker's ({@link
+ * ResultCheck}, on a thread of its own, timed apart from the optimizing). Prints wall time per side
+ * and, for S3, the requests and body bytes of the rewrite threads and of the check per task and of
+ * planning and commit; fails when a side's rows differ from the generator's.
  *
  * <p>{@code --rows 400000 --commits 40 --buckets 8 --threads 2 --type full --rounds 2 --work DIR
  * --out FILE}; the S3Proxy jar is {@code -Dfirn.s3proxy.jar} (bench/run-s3.sh passes it).
  */
 public final class ObjectStorageCompaction {
   private static final String BUCKET = "bench";
+  private static final String CHECK_THREAD = "firn-result-check";
 
   private ObjectStorageCompaction() {}
 
@@ -113,11 +122,30 @@ public final class ObjectStorageCompaction {
       Map<String, String> before = table.currentSnapshot().summary();
 
       S3Requests.reset();
+      // LocalOptimizer.optimize's steps, with the server's check of every result (as
+      // WorkerEndpoint runs it before a commit) between rewrite and commit, on a thread of its own
+      // and timed apart: "optimize" is plan + rewrite + commit, as before the check was measured.
+      LocalOptimizer optimizer = new LocalOptimizer(OptimizingPolicy.DEFAULTS, threads, line -> {});
       long started = System.nanoTime();
+      OptimizingPlan plan = optimizer.plan(table, type, Instant.now());
+      long planned = System.nanoTime();
+      String processId = RewriteExecutor.newOperationId();
+      List<TaskResult> results = optimizer.runTasks(table, plan, processId);
+      long executed = System.nanoTime();
+      check(table, plan, results, processId);
+      long checked = System.nanoTime();
+      List<CommitOutcome> outcomes = optimizer.commit(table, plan, results, processId);
+      long committed = System.nanoTime();
+      long checkNanos = checked - executed;
       OptimizeReport report =
-          new LocalOptimizer(OptimizingPolicy.DEFAULTS, threads, line -> {})
-              .optimize(table, type, Instant.now());
-      double seconds = (System.nanoTime() - started) / 1e9;
+          new OptimizeReport(
+              plan,
+              results,
+              outcomes,
+              committed - started - checkNanos,
+              planned - started,
+              committed - checked);
+      double seconds = report.nanos() / 1e9;
       Map<String, Map<String, Long>> requests = S3Requests.snapshot();
       if (!report.succeeded()) {
         throw new IllegalStateException(side + " round " + round + ": optimizing failed");
@@ -144,12 +172,16 @@ public final class ObjectStorageCompaction {
       json.put("bytesRead", report.results().stream().mapToLong(TaskResult::bytesRead).sum());
       json.put("bytesWritten", report.results().stream().mapToLong(TaskResult::bytesWritten).sum());
       json.put("requests", requests);
+      json.put("checkSeconds", checkNanos / 1e9);
+      json.put("checkRequests", S3Requests.total(CHECK_THREAD));
+      json.put("checkBytesReceived", S3Requests.receivedBytes(CHECK_THREAD));
       json.put("rewriteRequests", S3Requests.total("firn-rewrite"));
       json.put("rewriteBytesReceived", S3Requests.receivedBytes("firn-rewrite"));
       json.put("rewriteBytesSent", S3Requests.sentBytes("firn-rewrite"));
       long all =
           requests.values().stream().flatMap(m -> m.values().stream()).mapToLong(n -> n).sum();
-      json.put("otherRequests", all - S3Requests.total("firn-rewrite"));
+      json.put(
+          "otherRequests", all - S3Requests.total("firn-rewrite") - S3Requests.total(CHECK_THREAD));
       json.put("rowsChecked", rows.values().stream().mapToLong(Long::longValue).sum());
       System.err.printf(
           Locale.ROOT,
@@ -169,19 +201,56 @@ public final class ObjectStorageCompaction {
     }
   }
 
+  /**
+   * Checks every result against its task as the server does ({@link ResultCheck}), on one thread
+   * named {@value #CHECK_THREAD} (the server checks each result on the request thread that handed
+   * it in).
+   *
+   * @throws IllegalStateException when a result is refused
+   */
+  private static void check(
+      Table table, OptimizingPlan plan, List<TaskResult> results, String processId)
+      throws Exception {
+    ExecutorService checker = Executors.newSingleThreadExecutor(r -> new Thread(r, CHECK_THREAD));
+    try {
+      checker
+          .submit(
+              () -> {
+                for (TaskResult result : results) {
+                  RewriteTask task =
+                      plan.tasks().stream()
+                          .filter(t -> t.id() == result.taskId())
+                          .findFirst()
+                          .orElseThrow();
+                  ResultCheck.verify(
+                      table,
+                      task,
+                      processId,
+                      result,
+                      OptimizingPolicy.DEFAULTS.equalityDeleteBloomThreshold());
+                }
+                return null;
+              })
+          .get();
+    } finally {
+      checker.shutdown();
+    }
+  }
+
   private static String markdown(List<Map<String, Object>> runs) {
     StringBuilder out =
         new StringBuilder(
             "| side | round | optimize | plan | commit | tasks | rewrite requests per task"
-                + " | MB received per task | MB sent per task | planning and commit requests |\n"
-                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " | MB received per task | MB sent per task | planning and commit requests"
+                + " | result check | check requests per task | check MB received per task |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Map<String, Object> run : runs) {
       int tasks = (int) run.get("tasks");
       boolean s3 = run.get("side").equals("s3");
       out.append(
           String.format(
               Locale.ROOT,
-              "| %s | %d | %.1f s | %.1f s | %.1f s | %d | %s | %s | %s | %s |%n",
+              "| %s | %d | %.1f s | %.1f s | %.1f s | %d | %s | %s | %s | %s | %.1f s | %s | %s |%n",
               run.get("side"),
               (int) run.get("round"),
               (double) run.get("totalSeconds"),
@@ -191,7 +260,10 @@ public final class ObjectStorageCompaction {
               s3 ? perTask((long) run.get("rewriteRequests"), tasks, 1) : "–",
               s3 ? perTask((long) run.get("rewriteBytesReceived"), tasks, 1e6) : "–",
               s3 ? perTask((long) run.get("rewriteBytesSent"), tasks, 1e6) : "–",
-              s3 ? String.valueOf(run.get("otherRequests")) : "–"));
+              s3 ? String.valueOf(run.get("otherRequests")) : "–",
+              (double) run.get("checkSeconds"),
+              s3 ? perTask((long) run.get("checkRequests"), tasks, 1) : "–",
+              s3 ? perTask((long) run.get("checkBytesReceived"), tasks, 1e6) : "–"));
     }
     return out.toString();
   }

@@ -4,7 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
@@ -61,5 +65,20 @@ public final class RowSets {
       text.append(column.name()).append('=').append(row.getField(column.name()));
     }
     return text.toString();
+  }
+
+  /** Locations of the table's live data and delete files, each once, after a refresh. */
+  public static List<String> liveFiles(Table table) {
+    table.refresh();
+    Set<String> files = new LinkedHashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        files.add(task.file().location());
+        task.deletes().forEach(d -> files.add(d.location()));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Failed to plan " + table.name(), e);
+    }
+    return List.copyOf(files);
   }
 }

@@ -2,6 +2,7 @@ package io.firn.testkit;
 
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -131,6 +132,23 @@ public final class S3ProxyProcess implements AutoCloseable {
 
   public void put(String bucket, String key, byte[] bytes) {
     client.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(bytes));
+  }
+
+  /**
+   * Puts a small object under each key, last modified at {@code modified} (orphans a test plants
+   * for orphan cleanup); the i-th holds {@code "orphan i"} repeated 100 × (i + 1) times.
+   *
+   * @return the bytes of all of them
+   */
+  public long plant(String bucket, List<String> keys, Instant modified) throws IOException {
+    long bytes = 0;
+    for (int i = 0; i < keys.size(); i++) {
+      byte[] body = ("orphan " + i).repeat(100 * (i + 1)).getBytes(StandardCharsets.UTF_8);
+      put(bucket, keys.get(i), body);
+      age(bucket, keys.get(i), modified);
+      bytes += body.length;
+    }
+    return bytes;
   }
 
   /** Every key of a bucket with the given prefix. */

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.dropwizard.testing.DropwizardTestSupport;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.catalog.Catalogs;
+import io.firn.core.io.DataFileIO;
 import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
 import io.firn.testkit.CdcTableGenerator;
@@ -14,6 +15,7 @@ import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.S3ProxyProcess;
 import io.firn.testkit.S3Requests;
+import io.firn.testkit.ServerProcess;
 import io.firn.worker.remote.HttpWorkerProtocol;
 import io.firn.worker.remote.Worker;
 import io.firn.worker.remote.WorkerSettings;
@@ -31,9 +33,15 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -85,37 +93,12 @@ class ObjectStorageIT {
               EVENTS + "data/id_bucket=0/00000-0-orphan-of-a-dead-writer.parquet",
               EVENTS + "metadata/orphan-manifest.avro",
               EVENTS + "orphan-at-the-root.txt");
-      long plantedBytes = 0;
-      for (int i = 0; i < planted.size(); i++) {
-        byte[] bytes = ("orphan " + i).repeat(100 * (i + 1)).getBytes(StandardCharsets.UTF_8);
-        s3.put(BUCKET, planted.get(i), bytes);
-        plantedBytes += bytes.length;
-      }
-      for (String key : planted) {
-        s3.age(BUCKET, key, old);
-      }
+      long plantedBytes = s3.plant(BUCKET, planted, old);
       String young = EVENTS + "data/young-orphan.parquet";
       s3.put(BUCKET, young, "in flight".getBytes(StandardCharsets.UTF_8));
 
       Path policy = dir.resolve("policy.yaml");
-      Files.writeString(
-          policy,
-          """
-          version: 1
-          groups:
-            default: {capacity: 4}
-          defaults:
-            group: default
-            thresholds:
-              target-size: 8MiB
-              minor.trigger.file-count: 4
-            minor: {enabled: true}
-            major: {enabled: true}
-            full: {enabled: false}
-            expire-snapshots: {enabled: true, interval: 2s}
-            orphan-files: {enabled: true, interval: 1h}
-          rules: []
-          """);
+      Files.writeString(policy, ServerProcess.MAINTAINING_POLICY);
       Path config = dir.resolve("server.yaml");
       Files.writeString(config, serverConfig(catalogFile, s3, dir, policy));
 
@@ -188,6 +171,66 @@ class ObjectStorageIT {
     }
   }
 
+  /**
+   * ADR 0024 §12: read through {@link DataFileIO}, as the executor and the result check read, each
+   * small data file costs one {@code GetObject}; with {@code firn.io.whole-object-read-max: 0} the
+   * ranged reads of {@code S3FileIO} (two or more per Parquet file) come back.
+   */
+  @Test
+  void aSmallFileIsReadWithOneGetUnlessTurnedOff(@TempDir Path dir) throws Exception {
+    try (S3ProxyProcess s3 = new S3ProxyProcess(dir)) {
+      s3.createBucket(BUCKET);
+      Path catalogFile = Files.createFile(dir.resolve("catalog.db"));
+      Catalog catalog =
+          Catalogs.connect(
+              new CatalogSettings(
+                  "lake", "jdbc", "jdbc:sqlite:" + catalogFile, WAREHOUSE, s3.catalogProperties()));
+      TableIdentifier id = TableIdentifier.of("db", "small");
+      CdcTableGenerator.generate(
+          catalog, id, new CdcTableSpec(2_000, 4, 0.1, 0.05, 0.05, 2, 18L, false, false));
+      Table table = catalog.loadTable(id);
+      List<DataFile> files = new ArrayList<>();
+      try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+        tasks.forEach(t -> files.add(t.file()));
+      }
+      assertThat(files).hasSizeGreaterThan(4);
+      assertThat(getsToRead(table, files)).isEqualTo(files.size());
+
+      Map<String, String> off = new HashMap<>(s3.catalogProperties());
+      off.put(DataFileIO.WHOLE_OBJECT_READ_MAX, "0");
+      Catalog ranged =
+          Catalogs.connect(
+              new CatalogSettings("lake", "jdbc", "jdbc:sqlite:" + catalogFile, WAREHOUSE, off));
+      assertThat(getsToRead(ranged.loadTable(id), files)).isGreaterThanOrEqualTo(2L * files.size());
+      ((Closeable) ranged).close();
+      ((Closeable) catalog).close();
+    }
+  }
+
+  /** The {@code GetObject} requests of reading every row of the files through DataFileIO. */
+  private static long getsToRead(Table table, List<DataFile> files) throws Exception {
+    FileIO io = DataFileIO.of(table.io());
+    S3Requests.reset();
+    for (DataFile file : files) {
+      long rows = 0;
+      try (CloseableIterable<Record> records =
+          FormatModelRegistry.<Record, Object>readBuilder(
+                  file.format(),
+                  Record.class,
+                  io.newInputFile(file.location(), file.fileSizeInBytes()))
+              .project(table.schema())
+              .build()) {
+        for (Record ignored : records) {
+          rows++;
+        }
+      }
+      assertThat(rows).as("rows of %s", file.location()).isEqualTo(file.recordCount());
+    }
+    return S3Requests.snapshot()
+        .getOrDefault(S3Requests.part(Thread.currentThread().getName()), Map.of())
+        .getOrDefault("GetObject", 0L);
+  }
+
   @SuppressWarnings("unchecked")
   private static List<Map<String, Object>> processes(String api, String table, String... types) {
     List<Map<String, Object>> matching = new ArrayList<>();
@@ -228,12 +271,9 @@ class ObjectStorageIT {
         """
         policies:
           path: "%s"
-        maintenance:
-          expire-snapshots.max-age: 1s
-          expire-snapshots.retain-last: 1
-          orphan-files.min-age: 1h
         """
-            .formatted(policy));
+                .formatted(policy)
+            + ServerProcess.QUICK_MAINTENANCE);
   }
 
   /** Prints the S3 requests of each part of Firn, and per optimizing task. */

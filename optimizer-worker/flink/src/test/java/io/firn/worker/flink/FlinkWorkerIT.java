@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.S3Lake;
+import io.firn.testkit.ServerProcess;
 import io.firn.worker.remote.WorkerOptions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,12 +27,11 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The optimizer server (child JVM, no local worker threads) and the Flink worker job on a
@@ -38,7 +39,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * attempt is dropped, its lease expires. (2) A one-slot job with a drain time is cancelled while it
  * rewrites the same task's next attempt: that attempt is finished, handed in and committed. (3) A
  * two-slot job then optimizes every table to below its triggers; rows are unchanged (Iceberg
- * generics) and no file of the dropped attempt is committed.
+ * generics) and no file of the dropped attempt is committed. (4) Tables on an S3-compatible store
+ * (S3Proxy): the server and a two-slot job optimize them, rows unchanged, fewer files (issue 16);
+ * the job jar for {@code flink run} carries the S3 FileIO and the SDK.
  */
 class FlinkWorkerIT {
   private static final String OPTIMIZING =
@@ -182,7 +185,7 @@ class FlinkWorkerIT {
           assertThat(RowSets.read(table))
               .as("rows of db.%s", name)
               .isEqualTo(RowSets.of(entry.getValue().writer().expected().values(), table.schema()));
-          for (String file : files(table)) {
+          for (String file : RowSets.liveFiles(table)) {
             for (String attempt : deadAttempts) {
               assertThat(file).as("no output of the cancelled attempt").doesNotContain(attempt);
             }
@@ -202,6 +205,35 @@ class FlinkWorkerIT {
         second.cancel().get(60, TimeUnit.SECONDS);
       }
     }
+  }
+
+  @Test
+  void tablesOnS3AreOptimizedByTheJobWithRowsUnchangedAndFewerFiles(@TempDir Path dir)
+      throws Exception {
+    try (S3Lake lake = new S3Lake(dir)) {
+      lake.server().start(OPTIMIZING);
+      JobClient job = submit(lake.server(), 2, 0);
+      try {
+        lake.awaitOptimized(Duration.ofMinutes(2));
+      } finally {
+        job.cancel().get(60, TimeUnit.SECONDS);
+      }
+      lake.verify("flink");
+    }
+  }
+
+  /** The jar for {@code flink run} reads and writes S3 without jars of its own on the cluster. */
+  @Test
+  void theJobJarCarriesTheS3FileIoAndTheSdk() throws IOException {
+    Path jar =
+        Path.of(
+            "target",
+            "firn-worker-flink-"
+                + System.getProperty("firn.version", "0.1.0-SNAPSHOT")
+                + "-job.jar");
+    List<String> entries = new ArrayList<>(S3Lake.SDK_CLASSES);
+    entries.add(S3Lake.S3_FILE_IO_CLASS);
+    assertThat(S3Lake.missing(jar, entries)).as("missing in %s", jar).isEmpty();
   }
 
   private static JobClient submit(ServerProcess server, int slots, int drainSeconds)
@@ -251,17 +283,5 @@ class FlinkWorkerIT {
   @SuppressWarnings("unchecked")
   private static List<Map<String, Object>> tasks(String api, String id) {
     return (List<Map<String, Object>>) Http.map(api + "/processes/" + id).get("tasks");
-  }
-
-  private static Set<String> files(Table table) throws Exception {
-    table.refresh();
-    Set<String> files = new HashSet<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      for (FileScanTask task : tasks) {
-        files.add(task.file().location());
-        task.deletes().forEach(d -> files.add(d.location()));
-      }
-    }
-    return files;
   }
 }

@@ -20,22 +20,6 @@ final class Http {
 
   private Http() {}
 
-  /** The status of a GET, or -1 when nothing answers. */
-  static int status(String url) {
-    try {
-      return CLIENT
-          .send(
-              HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
-              HttpResponse.BodyHandlers.discarding())
-          .statusCode();
-    } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
-  }
-
   static Map<String, Object> map(String url) {
     return read(get(url), new TypeReference<>() {});
   }

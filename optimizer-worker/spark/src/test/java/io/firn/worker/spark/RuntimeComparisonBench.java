@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.ServerProcess;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.S3Lake;
+import io.firn.testkit.ServerProcess;
 import io.firn.worker.remote.HttpWorkerProtocol;
 import io.firn.worker.remote.WorkerOptions;
 import java.io.IOException;
@@ -22,13 +24,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The optimizer server (child JVM, no local worker threads) and the Spark worker. (1) The worker
@@ -37,7 +38,9 @@ import org.junit.jupiter.api.Test;
  * (2) A second application is stopped (SIGTERM) while it writes the task's next attempt: it drains,
  * the attempt is handed in and committed. (3) A worker on a {@code local[2]} Spark session in this
  * JVM then optimizes every table to below its triggers; rows are unchanged (Iceberg generics) and
- * no file of the killed attempt is committed.
+ * no file of the killed attempt is committed. (4) Tables on an S3-compatible store (S3Proxy): the
+ * server and a {@code local[2]} worker optimize them, rows unchanged, fewer files (issue 16); the
+ * application jar carries the SDK, {@code iceberg-spark-runtime} the S3 FileIO.
  */
 class SparkWorkerIT {
   private static final String OPTIMIZING =
@@ -239,7 +242,7 @@ class SparkWorkerIT {
           assertThat(RowSets.read(table))
               .as("rows of db.%s", name)
               .isEqualTo(RowSets.of(entry.getValue().writer().expected().values(), table.schema()));
-          for (String file : files(table)) {
+          for (String file : RowSets.liveFiles(table)) {
             for (String attempt : deadAttempts) {
               assertThat(file).as("no output of the killed attempt").doesNotContain(attempt);
             }
@@ -260,6 +263,65 @@ class SparkWorkerIT {
         session.stop();
       }
     }
+  }
+
+  @Test
+  void tablesOnS3AreOptimizedBySparkExecutorsWithRowsUnchangedAndFewerFiles(@TempDir Path dir)
+      throws Exception {
+    try (S3Lake lake = new S3Lake(dir)) {
+      ServerProcess server = lake.server();
+      server.start(OPTIMIZING);
+      SparkSession session =
+          SparkSession.builder()
+              .master("local[2]")
+              .appName("firn-worker-s3-it")
+              .config("spark.ui.enabled", "false")
+              .getOrCreate();
+      WorkerOptions options =
+          WorkerOptions.parse(
+              new String[] {"--server", server.url(), "--poll-seconds", "2", "--name", "s3"},
+              Map.of("FIRN_WORKER_TOKEN", ServerProcess.WORKER_TOKEN),
+              "spark");
+      SparkWorker worker =
+          new SparkWorker(
+              JavaSparkContext.fromSparkContext(session.sparkContext()),
+              new HttpWorkerProtocol(URI.create(server.url()), options.token()),
+              options,
+              2);
+      worker.start();
+      try {
+        lake.awaitOptimized(Duration.ofMinutes(2));
+      } finally {
+        worker.close();
+        session.stop();
+      }
+      lake.verify("spark");
+    }
+  }
+
+  /**
+   * The jar for {@code spark-submit} brings the SDK and no Iceberg: {@code iceberg-spark-runtime},
+   * which the cluster has, brings {@code S3FileIO}.
+   */
+  @Test
+  void theApplicationJarCarriesTheSdkAndTheSparkRuntimeTheS3FileIo() throws Exception {
+    Path jar =
+        Path.of(
+            "target",
+            "firn-worker-spark-"
+                + System.getProperty("firn.version", "0.1.0-SNAPSHOT")
+                + "-app.jar");
+    assertThat(S3Lake.missing(jar, S3Lake.SDK_CLASSES)).as("missing in %s", jar).isEmpty();
+    assertThat(S3Lake.missing(jar, List.of(S3Lake.S3_FILE_IO_CLASS)))
+        .as("Iceberg is not in %s", jar)
+        .isNotEmpty();
+    assertThat(
+            Class.forName("org.apache.iceberg.aws.s3.S3FileIO")
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toString())
+        .contains("iceberg-spark-runtime");
   }
 
   /** {@code SparkWorkerApp} with {@code local[1]} in a JVM of its own, as spark-submit runs it. */
@@ -323,17 +385,5 @@ class SparkWorkerIT {
   @SuppressWarnings("unchecked")
   private static List<Map<String, Object>> tasks(String api, String id) {
     return (List<Map<String, Object>>) Http.map(api + "/processes/" + id).get("tasks");
-  }
-
-  private static Set<String> files(Table table) throws Exception {
-    table.refresh();
-    Set<String> files = new HashSet<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      for (FileScanTask task : tasks) {
-        files.add(task.file().location());
-        task.deletes().forEach(d -> files.add(d.location()));
-      }
-    }
-    return files;
   }
 }
