@@ -8,7 +8,7 @@
 # WORK/s3.json.
 #
 #   bench/run-s3.sh [--rows 400000] [--commits 40] [--buckets 8] [--threads 2] [--type full]
-#                   [--rounds 2] [--work DIR]
+#                   [--rounds 2] [--work DIR] [--whole-object-read-max 4MiB]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -17,7 +17,7 @@ ARGS=() WORK=$ROOT/bench/target/s3
 while (($#)); do
   case "$1" in
     --work) WORK=$2; shift 2 ;;
-    --rows|--commits|--buckets|--threads|--type|--rounds|--seed) ARGS+=("$1" "$2"); shift 2 ;;
+    --rows|--commits|--buckets|--threads|--type|--rounds|--seed|--whole-object-read-max) ARGS+=("$1" "$2"); shift 2 ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
 done

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.catalog.Catalogs;
+import io.firn.core.io.DataFileIO;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.RewriteTask;
@@ -26,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -47,7 +49,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * planning and commit; fails when a side's rows differ from the generator's.
  *
  * <p>{@code --rows 400000 --commits 40 --buckets 8 --threads 2 --type full --rounds 2 --work DIR
- * --out FILE}; the S3Proxy jar is {@code -Dfirn.s3proxy.jar} (bench/run-s3.sh passes it).
+ * --out FILE [--whole-object-read-max SIZE]} (the catalog property of ADR 0024 §12 for the S3 side;
+ * {@code 0}: ranged reads only); the S3Proxy jar is {@code -Dfirn.s3proxy.jar} (bench/run-s3.sh
+ * passes it).
  */
 public final class ObjectStorageCompaction {
   private static final String BUCKET = "bench";
@@ -73,9 +77,15 @@ public final class ObjectStorageCompaction {
             true,
             false);
 
+    Map<String, String> s3Properties = new HashMap<>();
     List<Map<String, Object>> runs = new ArrayList<>();
     try (S3ProxyProcess s3 = new S3ProxyProcess(Files.createDirectories(work.resolve("s3")))) {
       s3.createBucket(BUCKET);
+      s3Properties.putAll(s3.catalogProperties());
+      String wholeObjectReadMax = a.get("whole-object-read-max", null);
+      if (wholeObjectReadMax != null) {
+        s3Properties.put(DataFileIO.WHOLE_OBJECT_READ_MAX, wholeObjectReadMax);
+      }
       for (int round = 1; round <= rounds; round++) {
         for (String side : List.of("local", "s3")) {
           Path dir = Files.createDirectories(work.resolve(side + "-" + round));
@@ -93,7 +103,7 @@ public final class ObjectStorageCompaction {
                       "jdbc",
                       "jdbc:sqlite:" + dir.resolve("catalog.db"),
                       "s3://" + BUCKET + "/wh" + round,
-                      s3.catalogProperties());
+                      s3Properties);
           runs.add(run(side, round, settings, spec, type, threads));
         }
       }

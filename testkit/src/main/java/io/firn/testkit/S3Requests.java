@@ -9,14 +9,16 @@ import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.http.SdkHttpMethod;
 
 /**
  * Counts the HTTP requests every AWS SDK client of this JVM sends (retries included), by the part
  * of Firn that sent them (the thread's name) and the S3 operation, and the bytes of their bodies:
- * sent (the request's {@code Content-Length}) and received (the response's {@code Content-Length};
- * a ranged read that Iceberg abandons early transfers less). Registered for all clients through the
- * SDK's global interceptor list ({@code software/amazon/awssdk/global/handlers/
- * execution.interceptors} in the test resources of each module that counts).
+ * sent (the request's {@code Content-Length}) and received (the response's {@code Content-Length},
+ * not counted for a {@code HEAD}; a ranged read that Iceberg abandons early transfers less).
+ * Registered for all clients through the SDK's global interceptor list ({@code
+ * software/amazon/awssdk/global/handlers/ execution.interceptors} in the test resources of each
+ * module that counts).
  */
 public final class S3Requests implements ExecutionInterceptor {
   private static final Map<String, Map<String, LongAdder>> COUNTS = new ConcurrentHashMap<>();
@@ -38,7 +40,10 @@ public final class S3Requests implements ExecutionInterceptor {
 
   @Override
   public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
-    add(RECEIVED, context.httpResponse().firstMatchingHeader("Content-Length"));
+    // A HEAD's Content-Length is the object's, not a body that was received.
+    if (context.httpRequest().method() != SdkHttpMethod.HEAD) {
+      add(RECEIVED, context.httpResponse().firstMatchingHeader("Content-Length"));
+    }
   }
 
   private static void add(Map<String, LongAdder> bytes, Optional<String> length) {

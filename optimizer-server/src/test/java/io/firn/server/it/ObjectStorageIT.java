@@ -53,7 +53,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and orphan cleanup run. The rows read back through the catalog by Iceberg's generic reader are
  * the generator's; orphan cleanup deletes exactly the planted old orphans and keeps a young one and
  * the files of a table whose location shares the key prefix ({@code events_old}). Prints the S3
- * requests of each part (ADR 0024).
+ * requests of each part (ADR 0024). A second test counts the GETs of small files (§12).
  */
 class ObjectStorageIT {
   private static final String BUCKET = "firn";

@@ -257,16 +257,14 @@ public final class ResultCheck {
           "file %s has %d bytes, it was reported with %d",
           file.location(), in.getLength(), file.fileSizeInBytes());
     }
-    // With the length the store reported, a small file is read whole, in one request (DataFileIO).
-    InputFile known = io.newInputFile(file.location(), in.getLength());
+    // Only the footer is needed: ranged reads (two requests), not the whole file (ADR 0024 §12).
     long rows;
     try {
       rows =
           switch (format) {
-            case PARQUET ->
-                ParquetUtil.fileMetrics(known, MetricsConfig.getDefault()).recordCount();
-            case ORC -> OrcMetrics.fromInputFile(known).recordCount();
-            case AVRO -> Avro.rowCount(known);
+            case PARQUET -> ParquetUtil.fileMetrics(in, MetricsConfig.getDefault()).recordCount();
+            case ORC -> OrcMetrics.fromInputFile(in).recordCount();
+            case AVRO -> Avro.rowCount(in);
             default -> -1;
           };
     } catch (RuntimeException e) {
