@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** {@code docs/metrics.md} follows DESIGN §4.4 and covers every metric the kit uses. */
+/** {@code docs/metrics.md} follows its own conventions and covers every metric the kit uses. */
 class MetricCatalogueTest {
   // rule: a data-contract check's name, bounded by the checks the ingest configuration names.
   private static final Set<String> LABELS =

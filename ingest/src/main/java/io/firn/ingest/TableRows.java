@@ -51,7 +51,7 @@ import org.apache.iceberg.types.Types;
  * until a typed value arrives). Values are always emitted in the column's current type (an integer
  * into a {@code double} column becomes a double); a value that would need a disallowed change (a
  * decimal into a {@code long} column, a number into a {@code string} column) is rejected, never
- * coerced (DESIGN.md §8, Iceberg #17024).
+ * coerced (apache/iceberg#17024).
  *
  * <p>Not thread-safe: one instance per Flink subtask. The schema cache only grows; when an image
  * brings an unknown field the table's schema is re-read through {@code schemaLoader} first, so

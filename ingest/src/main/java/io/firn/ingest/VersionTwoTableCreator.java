@@ -14,7 +14,7 @@ import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.flink.sink.dynamic.TableCreator;
 
 /**
- * Creates routed tables pinned to {@code format-version=2} (DESIGN.md §4.1) with the configured
+ * Creates routed tables pinned to {@code format-version=2} (ARCHITECTURE.md, "Committing next to live writers") with the configured
  * properties; the sink's default creator passes no properties at all. Creates the namespace when
  * missing, and loads the table when another writer created it first.
  */

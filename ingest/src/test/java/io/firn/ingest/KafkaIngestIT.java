@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ingest job reading a real KRaft broker started by the test (DESIGN.md §6, {@link
+ * The ingest job reading a real KRaft broker started by the test (CONTRIBUTING.md, "Tests"; {@link
  * KafkaBroker}).
  */
 class KafkaIngestIT {

@@ -30,8 +30,8 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * A {@link FileIO} for local files ({@code file:} URIs and absolute paths) through {@code
  * java.nio}. Iceberg ships none: its {@code HadoopFileIO} forks a {@code chmod} process per created
  * file when Hadoop's native library is absent and copies the Hadoop configuration on every open
- * (DESIGN.md §9). Usable as a catalog's {@code io-impl}. Supports prefix listing (orphan file
- * cleanup needs it). Thread-safe.
+ * (ARCHITECTURE.md, "Performance facts"). Usable as a catalog's {@code io-impl}. Supports prefix
+ * listing (orphan file cleanup needs it). Thread-safe.
  */
 public class LocalFileIO implements SupportsPrefixOperations {
   private static final long serialVersionUID = 1L;

@@ -14,7 +14,7 @@ public record OrphanCleanupSettings(Duration minAge, boolean dryRun) {
   /** The smallest accepted {@link #minAge()}. */
   public static final Duration MIN_MIN_AGE = Duration.ofHours(1);
 
-  /** 3 days (DESIGN.md §4.1), deleting. */
+  /** 3 days (ARCHITECTURE.md, "Committing next to live writers"), deleting. */
   public static final OrphanCleanupSettings DEFAULTS =
       new OrphanCleanupSettings(Duration.ofDays(3), false);
 

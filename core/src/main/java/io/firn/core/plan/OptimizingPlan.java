@@ -6,7 +6,7 @@ import java.util.Set;
 import org.apache.iceberg.DeleteFile;
 
 /**
- * All work planned for one table from one snapshot (a process, DESIGN.md §2).
+ * All work planned for one table from one snapshot (a process, ARCHITECTURE.md "Vocabulary").
  *
  * @param table the table name
  * @param snapshotId the planning snapshot S; rewrites validate from it and keep its sequence number

@@ -2,7 +2,10 @@ package io.firn.core.plan;
 
 import java.util.Locale;
 
-/** What optimizing a partition gets, ordered by how much it rewrites (DESIGN.md §2). */
+/**
+ * What optimizing a partition gets, ordered by how much it rewrites (ARCHITECTURE.md,
+ * "Vocabulary").
+ */
 public enum OptimizingType {
   NONE,
   MINOR,

@@ -7,8 +7,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The thresholds that decide what optimizing a partition needs (DESIGN.md §2). Defaults are Apache
- * Amoro's, which encode years of tuning on streaming tables.
+ * The thresholds that decide what optimizing a partition needs (ARCHITECTURE.md, "Vocabulary").
+ * Defaults are Apache Amoro's, which encode years of tuning on streaming tables.
  *
  * <p>Immutable and thread-safe. Sizes are in bytes, intervals are {@link Duration}s; a negative
  * {@code fullTriggerInterval} disables periodic full optimizing.

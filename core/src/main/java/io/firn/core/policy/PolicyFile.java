@@ -12,9 +12,9 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * A parsed and validated policy file (DESIGN.md §4.3). Produced by {@link PolicyParser}; every
- * reference in it (window names, group names, threshold keys) has been checked, so {@link
- * #resolve(String)} cannot fail.
+ * A parsed and validated policy file (ADR 0005). Produced by {@link PolicyParser}; every reference
+ * in it (window names, group names, threshold keys) has been checked, so {@link #resolve(String)}
+ * cannot fail.
  *
  * <p>Schema (version 1; every key is optional unless marked, unknown keys are errors):
  *

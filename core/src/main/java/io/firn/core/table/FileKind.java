@@ -2,7 +2,7 @@ package io.firn.core.table;
 
 import io.firn.core.policy.OptimizingPolicy;
 
-/** Size classes of data files (DESIGN.md §2). */
+/** Size classes of data files (ARCHITECTURE.md, "Vocabulary"). */
 public enum FileKind {
   /** At most target-size / fragment-ratio bytes. */
   FRAGMENT,

@@ -5,7 +5,7 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 
 /**
- * Counts of one partition (or, summed, of a table) in the vocabulary of DESIGN.md §2.
+ * Counts of one partition (or, summed, of a table) in the vocabulary of ARCHITECTURE.md.
  *
  * @param dataFiles live data files
  * @param fragments data files of at most the fragment size

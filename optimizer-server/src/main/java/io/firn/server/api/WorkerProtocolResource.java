@@ -20,7 +20,7 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 
 /**
- * The worker protocol over HTTP (DESIGN.md §4.2, ADR 0009): a thin shell over {@link
+ * The worker protocol over HTTP (ADR 0009): a thin shell over {@link
  * WorkerProtocol}. Every call needs the worker token.
  */
 @Path("/api/v1/worker")

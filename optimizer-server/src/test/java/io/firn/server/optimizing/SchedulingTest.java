@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The server's scheduler obeys policy windows, groups and priorities, with a clock the test moves
- * (DESIGN.md §4.3, issue 4 acceptance). Real tables; the worker runs in this JVM.
+ * (ADR 0007). Real tables; the worker runs in this JVM.
  */
 class SchedulingTest {
   private static final CdcTableSpec SMALL =

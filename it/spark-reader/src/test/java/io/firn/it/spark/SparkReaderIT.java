@@ -34,8 +34,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Minor, major and full optimizing leave the rows Spark SQL reads exactly as they were (DESIGN.md
- * §6): Spark is the independent reader, Firn's executor the writer, both on one JDBC (SQLite)
+ * Minor, major and full optimizing leave the rows Spark SQL reads exactly as they were (CONTRIBUTING.md,
+ * "Tests"): Spark is the independent reader, Firn's executor the writer, both on one JDBC (SQLite)
  * catalog.
  *
  * <p>Firn's code runs against the Iceberg classes inside {@code iceberg-spark-runtime} here (the

@@ -36,7 +36,10 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Optimizing commits next to a live upserting writer (DESIGN.md §4.1). */
+/**
+ * Optimizing commits next to a live upserting writer (ARCHITECTURE.md, "Committing next to live
+ * writers").
+ */
 class ConcurrentWriterTest {
   private static final OptimizingPolicy POLICY =
       OptimizingPolicy.DEFAULTS.withOverrides(Map.of("target-size", "64KiB"));
