@@ -158,7 +158,7 @@ final class Invariants {
                 + file.dataSequenceNumber()
                 + "; the planning snapshot's is "
                 + sequenceNumbers
-                + " (ARCHITECTURE.md, "Committing next to live writers": rewrites keep seq(S))");
+                + " (ARCHITECTURE.md, 'Committing next to live writers': rewrites keep seq(S))");
       }
       String misplaced = misplacedRow(table, file);
       if (misplaced != null) {

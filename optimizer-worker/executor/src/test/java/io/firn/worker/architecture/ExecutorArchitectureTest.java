@@ -1,0 +1,77 @@
+package io.firn.worker.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layers of {@code firn-worker-executor} (ARCHITECTURE.md, "Modules"): the executor runs one
+ * task and knows nothing above it; the committer sits on the executor; the local optimizer and the
+ * worker loop on both; the CLI on top, used by nothing. No engine or server framework appears here:
+ * engines live only in their runtime modules.
+ */
+class ExecutorArchitectureTest {
+  private static JavaClasses worker;
+
+  @BeforeAll
+  static void importWorker() {
+    worker =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.firn.worker");
+  }
+
+  static final ArchRule LAYERS =
+      layeredArchitecture()
+          .consideringOnlyDependenciesInLayers()
+          .layer("Executor")
+          .definedBy("io.firn.worker.executor..")
+          .layer("Commit")
+          .definedBy("io.firn.worker.commit..")
+          .layer("Local")
+          .definedBy("io.firn.worker.local..")
+          .layer("Remote")
+          .definedBy("io.firn.worker.remote..")
+          .layer("Cli")
+          .definedBy("io.firn.worker.cli..")
+          .whereLayer("Cli")
+          .mayNotBeAccessedByAnyLayer()
+          .whereLayer("Local")
+          .mayOnlyBeAccessedByLayers("Cli")
+          .whereLayer("Remote")
+          .mayOnlyBeAccessedByLayers("Cli")
+          .whereLayer("Commit")
+          .mayOnlyBeAccessedByLayers("Local", "Remote", "Cli");
+
+  static final ArchRule NO_ENGINE_OR_SERVER_FRAMEWORK =
+      noClasses()
+          .that()
+          .resideInAPackage("io.firn.worker..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "org.apache.flink..",
+              "org.apache.spark..",
+              "io.dropwizard..",
+              "jakarta.ws..",
+              "org.quartz..",
+              "io.firn.server..",
+              "io.firn.ingest..")
+          .because("every runtime (in-thread, Flink, Spark) and the server host this module");
+
+  @Test
+  void layersDependDownwardOnly() {
+    LAYERS.check(worker);
+  }
+
+  @Test
+  void noEngineOrServerFramework() {
+    NO_ENGINE_OR_SERVER_FRAMEWORK.check(worker);
+  }
+}
