@@ -9,7 +9,6 @@ import io.firn.core.policy.PolicyFile;
 import io.firn.core.policy.PolicyParser;
 import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
-import io.firn.server.policy.WindowCalendar;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -162,8 +161,7 @@ class KubernetesKitTest {
   @Test
   void configMapPolicyParses() {
     String policy = objects.get("ConfigMap/firn-server").path("data").path("default.yaml").asText();
-    PolicyFile parsed =
-        PolicyParser.parse("deploy/kubernetes default.yaml", policy, WindowCalendar::cronProblem);
+    PolicyFile parsed = PolicyParser.parse("deploy/kubernetes default.yaml", policy);
     assertThat(parsed.groups()).containsKey("default");
   }
 

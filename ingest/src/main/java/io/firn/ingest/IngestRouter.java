@@ -59,9 +59,10 @@ import org.slf4j.LoggerFactory;
  * (ADR 0014): it creates the routed tables and evolves their schemas and specs itself, builds every
  * row in one of the table's own schemas, and picks the writer by key.
  *
- * <p>Upserts follow the Iceberg 1.11.0 rules (CONTRIBUTING.md, "Versions and classpath rules"): every row of an upsert table carries
- * upsert mode and the key's equality field ids, and all rows of one key go to one writer (the
- * writer key is a hash of the table and the key values, the same in every subtask).
+ * <p>Upserts follow the Iceberg 1.11.0 rules (CONTRIBUTING.md, "Versions and classpath rules"):
+ * every row of an upsert table carries upsert mode and the key's equality field ids, and all rows
+ * of one key go to one writer (the writer key is a hash of the table and the key values, the same
+ * in every subtask).
  *
  * <p>Schema changes inside a checkpoint: the sink's writer keeps one task writer per table schema,
  * and all of a checkpoint's files are committed in one snapshot, where an equality delete does not

@@ -14,9 +14,10 @@ import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.flink.sink.dynamic.TableCreator;
 
 /**
- * Creates routed tables pinned to {@code format-version=2} (ARCHITECTURE.md, "Committing next to live writers") with the configured
- * properties; the sink's default creator passes no properties at all. Creates the namespace when
- * missing, and loads the table when another writer created it first.
+ * Creates routed tables pinned to {@code format-version=2} (ARCHITECTURE.md, "Committing next to
+ * live writers") with the configured properties; the sink's default creator passes no properties at
+ * all. Creates the namespace when missing, and loads the table when another writer created it
+ * first.
  */
 public final class VersionTwoTableCreator implements TableCreator {
   private static final long serialVersionUID = 1L;

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A real KRaft broker started by a test (CONTRIBUTING.md, "Tests"): one combined node, replication factors 1.
+ * A real KRaft broker started by a test (CONTRIBUTING.md, "Tests"): one combined node, replication
+ * factors 1.
  */
 final class KafkaBroker implements AutoCloseable {
   private final KafkaClusterTestKit kafka;

@@ -280,8 +280,7 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
         PolicyParser.parse(
             "built-in default policy",
             // Without a group of its own, every table would share an implicit capacity of 1 task.
-            "version: 1\ngroups:\n  default: {capacity: 16}\ndefaults:\n  group: default\n",
-            WindowCalendar::cronProblem);
+            "version: 1\ngroups:\n  default: {capacity: 16}\ndefaults:\n  group: default\n");
     return new PolicyRegistry.LoadedPolicy(
         policy, WindowCalendar.of(policy), Clock.systemUTC().instant());
   }

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.ParseException;
 import java.time.DateTimeException;
 import java.time.DayOfWeek;
 import java.time.Duration;
@@ -33,6 +34,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.quartz.CronExpression;
 
 /**
  * Reads policy files (schema in {@link PolicyFile}). Every problem is an {@link
@@ -85,35 +87,9 @@ public final class PolicyParser {
   private PolicyParser() {}
 
   /**
-   * Checks a cron expression beyond the parser's shape check (the server plugs in Quartz, which
-   * core does not depend on). Must be stateless and thread-safe.
-   */
-  @FunctionalInterface
-  public interface CronCheck {
-    /** Accepts every expression that passed the shape check. */
-    CronCheck SHAPE_ONLY = expression -> null;
-
-    /**
-     * @param expression a cron expression that passed the shape check
-     * @return null when the expression is valid, else the reason (without the key or value, which
-     *     the parser adds)
-     */
-    String problem(String expression);
-  }
-
-  /**
-   * Parses a policy file, or every policy file of a directory as one policy (see {@link
-   * #parse(Path, CronCheck)}); messages name the path as given. Cron expressions are checked for
-   * shape only.
-   *
-   * @throws InvalidPolicyException when a file cannot be read or is not a valid policy
-   */
-  public static PolicyFile parse(Path path) {
-    return parse(path, CronCheck.SHAPE_ONLY);
-  }
-
-  /**
-   * Parses a policy file, or a directory of them, checking cron expressions with {@code cron}.
+   * Parses a policy file, or a directory of them, as one policy; messages name the path as given.
+   * Cron expressions are checked by Quartz's {@link CronExpression}, the class the server schedules
+   * windows with, so a file that passes here passes a reload.
    *
    * <p>A directory's {@code *.yaml} and {@code *.yml} files (not those of its subdirectories) are
    * read in name order as one policy named by the directory: each names {@code version: 1};
@@ -124,7 +100,7 @@ public final class PolicyParser {
    *
    * @throws InvalidPolicyException when a file cannot be read or the policy is not valid
    */
-  public static PolicyFile parse(Path path, CronCheck cron) {
+  public static PolicyFile parse(Path path) {
     if (Files.isDirectory(path)) {
       List<Path> files;
       try (Stream<Path> list = Files.list(path)) {
@@ -147,29 +123,19 @@ public final class PolicyParser {
       for (Path f : files) {
         sources.add(new Source(f.toString(), read(f)));
       }
-      return new Reader(cron).files(path.toString(), sources);
+      return new Reader().files(path.toString(), sources);
     }
-    return parse(path.toString(), read(path), cron);
+    return parse(path.toString(), read(path));
   }
 
   /**
-   * Parses policy YAML.
+   * Parses policy YAML (cron expressions checked as {@link #parse(Path)} says).
    *
    * @param name the file name used in messages
    * @throws InvalidPolicyException when the text is not a valid policy
    */
   public static PolicyFile parse(String name, String yaml) {
-    return parse(name, yaml, CronCheck.SHAPE_ONLY);
-  }
-
-  /**
-   * Parses policy YAML, checking cron expressions with {@code cron}.
-   *
-   * @param name the file name used in messages
-   * @throws InvalidPolicyException when the text is not a valid policy
-   */
-  public static PolicyFile parse(String name, String yaml, CronCheck cron) {
-    return new Reader(cron).files(name, List.of(new Source(name, yaml)));
+    return new Reader().files(name, List.of(new Source(name, yaml)));
   }
 
   private static String read(Path file) {
@@ -215,16 +181,11 @@ public final class PolicyParser {
   private record Work(Boolean enabled, List<Window> windows, Duration interval) {}
 
   private static final class Reader {
-    private final CronCheck cronCheck;
     private final Map<String, Window> windows = new LinkedHashMap<>();
     private final Map<String, Group> groups = new LinkedHashMap<>();
 
     /** The file being read; messages name it. */
     private String file = "";
-
-    Reader(CronCheck cronCheck) {
-      this.cronCheck = cronCheck;
-    }
 
     PolicyFile files(String name, List<Source> sources) {
       List<MapNode> roots = new ArrayList<>();
@@ -741,9 +702,10 @@ public final class PolicyParser {
             key,
             "Quartz needs '?' in exactly one of day-of-month and day-of-week (e.g. 0 0 22 * * ?)");
       }
-      String problem = cronCheck.problem(value);
-      if (problem != null) {
-        throw error(f, key, "not a valid Quartz cron expression: " + problem);
+      try {
+        CronExpression.validateExpression(value);
+      } catch (ParseException e) {
+        throw error(f, key, "not a valid Quartz cron expression: " + e.getMessage());
       }
       return value;
     }

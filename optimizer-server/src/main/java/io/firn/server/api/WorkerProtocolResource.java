@@ -20,8 +20,8 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 
 /**
- * The worker protocol over HTTP (ADR 0009): a thin shell over {@link
- * WorkerProtocol}. Every call needs the worker token.
+ * The worker protocol over HTTP (ADR 0009): a thin shell over {@link WorkerProtocol}. Every call
+ * needs the worker token.
  */
 @Path("/api/v1/worker")
 @Consumes(MediaType.APPLICATION_JSON)

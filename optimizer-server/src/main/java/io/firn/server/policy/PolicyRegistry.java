@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The policy in force, read from a policy file or a directory of them (see {@link
- * PolicyParser#parse(Path, PolicyParser.CronCheck)}), with cron expressions checked by Quartz.
+ * PolicyParser#parse(Path)}), with cron expressions checked by Quartz.
  *
  * <p>{@link #reload()} parses again: a valid policy replaces the current one and is passed to the
  * listeners when it differs; an invalid one is rejected with the parser's message (file, line, key,
@@ -84,7 +84,7 @@ public final class PolicyRegistry {
 
   /** Parses {@code path} as the registry does (Quartz checks cron expressions). */
   public static PolicyFile parse(Path path) {
-    return PolicyParser.parse(path, WindowCalendar::cronProblem);
+    return PolicyParser.parse(path);
   }
 
   /** The policy file or directory. */

@@ -3,7 +3,6 @@ package io.firn.server.policy;
 import io.firn.core.policy.InvalidPolicyException;
 import io.firn.core.policy.PolicyFile;
 import io.firn.core.policy.PolicyFile.Window;
-import io.firn.core.policy.PolicyParser;
 import java.text.ParseException;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -80,19 +79,6 @@ public final class WindowCalendar {
     }
     return new WindowCalendar(
         policy.name(), new LinkedHashMap<>(policy.windows()), new LinkedHashMap<>(crons));
-  }
-
-  /**
-   * Quartz's full check of a cron expression, for {@link PolicyParser#parse(java.nio.file.Path,
-   * PolicyParser.CronCheck)}: null when Quartz accepts it, else Quartz's reason.
-   */
-  public static String cronProblem(String expression) {
-    try {
-      CronExpression.validateExpression(expression);
-      return null;
-    } catch (ParseException e) {
-      return e.getMessage();
-    }
   }
 
   private static CronExpression cron(String policyName, Window window) {

@@ -40,8 +40,7 @@ class SchedulerTest {
             - name: off
               match: "lake.off.*"
               minor: {enabled: false}
-          """,
-          WindowCalendar::cronProblem);
+          """);
   private static final WindowCalendar CALENDAR = WindowCalendar.of(POLICY);
   private static final Instant NOON = Instant.parse("2026-06-01T12:00:00Z");
 

@@ -120,8 +120,7 @@ final class ServiceHarness implements AutoCloseable {
                 new CatalogSettings(
                     "lake", catalogImpl == null ? "jdbc" : "custom", uri, warehouse, properties)),
             shareCredentials);
-    PolicyFile parsed =
-        PolicyParser.parse("test-policy.yaml", policyYaml, WindowCalendar::cronProblem);
+    PolicyFile parsed = PolicyParser.parse("test-policy.yaml", policyYaml);
     this.policy = new PolicyRegistry.LoadedPolicy(parsed, WindowCalendar.of(parsed), start);
     OptimizingConfiguration config = new OptimizingConfiguration();
     config.setLocalWorkerThreads(0);

@@ -50,8 +50,7 @@ class PolicyDecisionsTest {
               match: "lake.strict.*"
               minor: {windows: [late]}
               max-delay: off
-          """,
-          WindowCalendar::cronProblem);
+          """);
   private static final WindowCalendar CALENDAR = WindowCalendar.of(POLICY);
 
   private static Decision decide(

@@ -54,6 +54,22 @@ class PoliciesCheckTest {
   }
 
   @Test
+  void aCronExpressionTheServerWouldRefuseIsRefusedOfflineToo() throws Exception {
+    // Right characters in every field: only Quartz's own check, the server's, catches hour 25.
+    Path bad = dir.resolve("cron.yaml");
+    Files.writeString(
+        bad,
+        "version: 1\nwindows:\n  evening: {time-zone: UTC, cron: \"0 0 25 * * ?\", duration: 1h}\n");
+
+    assertThat(run("policies", "check", bad.toString())).isEqualTo(FirnCli.BAD_INPUT);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains(
+            bad
+                + " line 3: windows.evening.cron = '0 0 25 * * ?': not a valid Quartz cron"
+                + " expression: Hour values must be between 0 and 23");
+  }
+
+  @Test
   void aMissingSubcommandPrintsUsage() {
     assertThat(run("policies")).isEqualTo(FirnCli.BAD_INPUT);
     assertThat(err.toString(StandardCharsets.UTF_8))
