@@ -336,10 +336,6 @@ public final class Worker implements AutoCloseable {
       drop(session, assignment, request, "the server no longer wants this attempt");
       return;
     }
-    if (handInClosed.get()) {
-      drop(session, assignment, request, STOPPED + " before the attempt was handed in");
-      return;
-    }
     HandIn handIn = complete(request);
     Ack ack = handIn.ack();
     if (ack == null) {
