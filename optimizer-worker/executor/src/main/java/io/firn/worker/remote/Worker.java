@@ -3,7 +3,6 @@ package io.firn.worker.remote;
 import io.firn.core.catalog.CatalogCredentials;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.catalog.Catalogs;
-import io.firn.core.plan.RewriteTask;
 import io.firn.core.protocol.Ack;
 import io.firn.core.protocol.CompleteRequest;
 import io.firn.core.protocol.FailRequest;
@@ -14,13 +13,11 @@ import io.firn.core.protocol.PollResponse;
 import io.firn.core.protocol.RegisterRequest;
 import io.firn.core.protocol.RegisterResponse;
 import io.firn.core.protocol.TaskAssignment;
-import io.firn.core.protocol.TaskCodec;
 import io.firn.core.protocol.UnknownWorkerException;
 import io.firn.core.protocol.WorkerNotAuthorizedException;
 import io.firn.core.protocol.WorkerProtocol;
 import io.firn.worker.commit.Committer;
-import io.firn.worker.executor.RewriteExecutor;
-import io.firn.worker.executor.TaskResult;
+import io.firn.worker.remote.TaskRunner.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,24 +36,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker loop every runtime hosts (DESIGN.md §4.2): registers, and on each of its slots polls
- * the server for a task, runs it with the {@link RewriteExecutor} and hands the result in. A
- * heartbeat thread extends the leases of running attempts; attempts the server no longer wants are
- * finished but not handed in, and their output is deleted.
+ * The worker loop every runtime hosts (DESIGN.md §4.2, ADR 0029): registers, and on each of its
+ * slots polls the server for a task, runs it with its {@link TaskRunner} (by default the executor,
+ * in the slot's thread) and hands the result in. A heartbeat thread extends the leases of running
+ * attempts and cancels, through the runner, the attempts the server no longer wants; their output
+ * is not handed in but deleted.
  *
  * <p>Nothing is committed here: the server commits. When the server's answer to a completion is
- * lost, the output is kept (it may already be committed); orphan cleanup removes it if not.
+ * lost, the output is kept (it may already be committed); orphan cleanup removes it if not. After
+ * {@link #close()} nothing more is handed in or reported: the leases of attempts still running
+ * expire and the server redoes those tasks.
  */
 public final class Worker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
   private static final int COMPLETE_ATTEMPTS = 5;
+  private static final String STOPPED = "the Firn worker stopped";
 
   private final WorkerProtocol server;
   private final WorkerSettings settings;
+  private final TaskRunner runner;
   private final Map<String, Catalog> catalogs = new ConcurrentHashMap<>();
   private final Map<String, AtomicBoolean> running = new ConcurrentHashMap<>();
   private final AtomicBoolean stopping = new AtomicBoolean();
+  private final AtomicBoolean handInClosed = new AtomicBoolean();
   private final AtomicLong completed = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final AtomicLong abandoned = new AtomicLong();
@@ -68,19 +71,38 @@ public final class Worker implements AutoCloseable {
   private ScheduledExecutorService heartbeats;
   private long lastHeartbeat = Long.MIN_VALUE;
 
-  /** A worker whose own catalog properties come from {@code FIRN_CATALOG_PROPERTIES}, if set. */
+  /**
+   * A worker running tasks in its slot threads, whose own catalog properties come from {@code
+   * FIRN_CATALOG_PROPERTIES}, if set.
+   */
   public Worker(WorkerProtocol server, WorkerSettings settings) {
     this(server, settings, CatalogCredentials.localProperties(System.getenv()));
   }
 
   /**
+   * A worker running tasks in its slot threads ({@link InThreadRunner}).
+   *
    * @param localCatalog the worker's own catalog properties ({@code <catalog>.<property>}), laid
    *     over what the server sends (credentials the server withholds, ADR 0017)
    */
   public Worker(WorkerProtocol server, WorkerSettings settings, Map<String, String> localCatalog) {
+    this(server, settings, localCatalog, new InThreadRunner());
+  }
+
+  /**
+   * @param localCatalog the worker's own catalog properties ({@code <catalog>.<property>}), laid
+   *     over what the server sends (credentials the server withholds, ADR 0017)
+   * @param runner how each leased task runs
+   */
+  public Worker(
+      WorkerProtocol server,
+      WorkerSettings settings,
+      Map<String, String> localCatalog,
+      TaskRunner runner) {
     this.server = server;
     this.settings = settings;
     this.localCatalog = Map.copyOf(localCatalog);
+    this.runner = runner;
   }
 
   /** Starts the slots and the heartbeat; returns at once. Registration happens on first poll. */
@@ -106,30 +128,41 @@ public final class Worker implements AutoCloseable {
 
   /**
    * Stops polling and waits up to the drain time for running tasks to be handed in. Tasks still
-   * running after that are abandoned; their leases expire and other workers redo them.
+   * running after that are abandoned: cancelled through the runner, their slots interrupted, and
+   * nothing of them is handed in or reported any more; their leases expire and other workers redo
+   * them. Cleans up even when interrupted while waiting.
    */
   @Override
   public void close() throws InterruptedException {
     stopping.set(true);
     long deadline = System.nanoTime() + settings.drain().toNanos();
-    for (Thread slot : slots) {
-      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-      if (left > 0) {
-        slot.join(left);
+    try {
+      for (Thread slot : slots) {
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (left > 0) {
+          slot.join(left);
+        }
       }
-      if (slot.isAlive()) {
-        slot.interrupt();
+    } finally {
+      handInClosed.set(true);
+      for (String attempt : running.keySet()) {
+        cancel(attempt, STOPPED);
       }
-    }
-    if (heartbeats != null) {
-      heartbeats.shutdownNow();
-    }
-    for (Catalog catalog : catalogs.values()) {
-      if (catalog instanceof AutoCloseable closeable) {
-        try {
-          closeable.close();
-        } catch (Exception e) {
-          LOG.debug("closing a catalog", e);
+      for (Thread slot : slots) {
+        if (slot.isAlive()) {
+          slot.interrupt();
+        }
+      }
+      if (heartbeats != null) {
+        heartbeats.shutdownNow();
+      }
+      for (Catalog catalog : catalogs.values()) {
+        if (catalog instanceof AutoCloseable closeable) {
+          try {
+            closeable.close();
+          } catch (Exception e) {
+            LOG.debug("closing a catalog", e);
+          }
         }
       }
     }
@@ -150,7 +183,7 @@ public final class Worker implements AutoCloseable {
     return failed.get();
   }
 
-  /** Attempts abandoned (stale or rejected), whose output was deleted. */
+  /** Attempts abandoned (stale, rejected, cancelled or stopped); output they wrote was deleted. */
   public long abandoned() {
     return abandoned.get();
   }
@@ -180,12 +213,16 @@ public final class Worker implements AutoCloseable {
         LOG.info("{}; registering again", e.getMessage());
         forget();
       } catch (WorkerNotAuthorizedException e) {
+        // A wrong or missing token does not fix itself: stop instead of retrying forever.
         if (refusal.compareAndSet(null, e.getMessage())) {
           LOG.error("{}; this worker stops", e.getMessage());
         }
         stopping.set(true);
         return;
       } catch (RuntimeException e) {
+        if (stopping.get()) {
+          return;
+        }
         backoff = backoff == 0 ? 500 : Math.min(backoff * 2, MAX_BACKOFF.toMillis());
         LOG.warn(
             "cannot reach the optimizer server ({}); retrying in {} ms", e.getMessage(), backoff);
@@ -229,74 +266,96 @@ public final class Worker implements AutoCloseable {
   }
 
   private void run(RegisterResponse session, TaskAssignment assignment) {
+    String attempt = assignment.attemptId();
     AtomicBoolean abandon = new AtomicBoolean();
-    running.put(assignment.attemptId(), abandon);
-    Table table = null;
-    TaskResult result = null;
+    running.put(attempt, abandon);
     try {
-      table = catalog(session, assignment.catalog()).loadTable(parse(assignment.table()));
-      RewriteTask task = TaskCodec.decode(assignment, taskNumber(assignment.taskId()));
       LOG.info(
-          "running {} (attempt {}): {} {} partition {}, {} files to rewrite, {} to convert",
+          "running {} (attempt {}){}: {} {} partition {}, {} files to rewrite, {} to convert",
           assignment.taskId(),
-          assignment.attemptId(),
+          attempt,
+          runner.where(),
           assignment.type(),
           assignment.catalog() + "." + assignment.table(),
           assignment.partition().isEmpty() ? "<unpartitioned>" : assignment.partition(),
           assignment.rewrite().size(),
           assignment.convert().size());
-      result =
-          new RewriteExecutor(assignment.bloomThreshold())
-              .execute(table, task, assignment.attemptId());
-    } catch (RuntimeException e) {
-      failed.incrementAndGet();
-      LOG.warn("task {} attempt {} failed: {}", assignment.taskId(), assignment.attemptId(), e);
+      Outcome outcome;
       try {
-        server.fail(
-            new FailRequest(
-                WorkerProtocol.VERSION,
-                session.workerId(),
-                session.workerSecret(),
-                assignment.attemptId(),
-                e.toString()));
-      } catch (RuntimeException reportFailed) {
-        // The lease expires and the server retries the task anyway.
-        LOG.warn("cannot report the failure of {}: {}", assignment.attemptId(), reportFailed);
-      }
-      running.remove(assignment.attemptId());
-      return;
-    }
-    try {
-      if (abandon.get()) {
-        abandoned(table, result, assignment, "the server no longer wants this attempt");
+        outcome = runner.run(assignment, lease(session, abandon));
+      } catch (RuntimeException e) {
+        fail(session, assignment, e.toString(), e);
         return;
       }
-      CompleteRequest request =
-          ResultCodec.encode(
-              session.workerId(), session.workerSecret(), assignment.attemptId(), table, result);
-      HandIn handIn = complete(request);
-      Ack ack = handIn.ack();
-      if (ack == null) {
-        LOG.error(
-            "no answer from the optimizer server to the completion of {}; keeping its {} output"
-                + " file(s) (they may be committed; orphan cleanup removes them if not)",
-            assignment.attemptId(),
-            result.dataFiles().size() + result.positionDeletes().size());
-      } else if (ack.accepted()) {
-        completed.incrementAndGet();
-      } else if (handIn.earlierTryLost()) {
-        // An earlier try may have been accepted and committed before its answer was lost (and
-        // the server restarted since): the files may be live, never delete them.
-        LOG.warn(
-            "the completion of {} was refused after an earlier try got no answer ({}); keeping its"
-                + " output (it may be committed; orphan cleanup removes it if not)",
-            assignment.attemptId(),
-            ack.message());
+      if (outcome instanceof Outcome.Cancelled) {
+        abandoned.incrementAndGet();
+      } else if (outcome instanceof Outcome.Completed done) {
+        String wrong = mismatch(assignment, done.completion());
+        if (wrong != null) {
+          // Never hand in nor delete files that may be another attempt's.
+          fail(session, assignment, wrong, null);
+        } else {
+          handIn(session, assignment, done.completion(), abandon);
+        }
       } else {
-        abandoned(table, result, assignment, ack.message());
+        fail(
+            session,
+            assignment,
+            outcome instanceof Outcome.Failed failure
+                ? failure.reason()
+                : "the task runner returned no outcome",
+            null);
       }
     } finally {
-      running.remove(assignment.attemptId());
+      running.remove(attempt);
+    }
+  }
+
+  /** Why {@code completion} cannot be handed in for {@code assignment}; null when it can. */
+  static String mismatch(TaskAssignment assignment, CompleteRequest completion) {
+    if (completion == null) {
+      return "the task runner returned no completion";
+    }
+    if (!assignment.attemptId().equals(completion.attemptId())) {
+      return "the task runner returned the completion of attempt "
+          + completion.attemptId()
+          + " for attempt "
+          + assignment.attemptId()
+          + "; nothing was handed in";
+    }
+    return null;
+  }
+
+  private void handIn(
+      RegisterResponse session,
+      TaskAssignment assignment,
+      CompleteRequest unsigned,
+      AtomicBoolean abandon) {
+    CompleteRequest request = unsigned.signedBy(session.workerId(), session.workerSecret());
+    if (abandon.get()) {
+      drop(session, assignment, request, "the server no longer wants this attempt");
+      return;
+    }
+    HandIn handIn = complete(request);
+    Ack ack = handIn.ack();
+    if (ack == null) {
+      LOG.error(
+          "no answer from the optimizer server to the completion of {}; keeping its {} output"
+              + " file(s) (they may be committed; orphan cleanup removes them if not)",
+          request.attemptId(),
+          request.dataFiles().size() + request.deleteFiles().size());
+    } else if (ack.accepted()) {
+      completed.incrementAndGet();
+    } else if (handIn.earlierTryLost()) {
+      // An earlier try may have been accepted and committed before its answer was lost (and
+      // the server restarted since): the files may be live, never delete them.
+      LOG.warn(
+          "the completion of {} was refused after an earlier try got no answer ({}); keeping its"
+              + " output (it may be committed; orphan cleanup removes it if not)",
+          request.attemptId(),
+          ack.message());
+    } else {
+      drop(session, assignment, request, ack.message());
     }
   }
 
@@ -306,6 +365,9 @@ public final class Worker implements AutoCloseable {
   private HandIn complete(CompleteRequest request) {
     long backoff = 500;
     for (int attempt = 1; attempt <= COMPLETE_ATTEMPTS; attempt++) {
+      if (handInClosed.get()) {
+        return new HandIn(Ack.rejected(STOPPED + " before the attempt was handed in"), attempt > 1);
+      }
       try {
         return new HandIn(server.complete(request), attempt > 1);
       } catch (UnknownWorkerException e) {
@@ -328,10 +390,59 @@ public final class Worker implements AutoCloseable {
     return new HandIn(null, true);
   }
 
-  private void abandoned(Table table, TaskResult result, TaskAssignment assignment, String why) {
+  /**
+   * Counts a failed attempt and reports it to the server, which decides about retries; after {@link
+   * #close()} only counts it (its lease expires).
+   *
+   * @param cause what the runner threw (its stack trace is logged), or null
+   */
+  private void fail(
+      RegisterResponse session, TaskAssignment assignment, String reason, Throwable cause) {
+    failed.incrementAndGet();
+    LOG.warn(
+        "task {} attempt {} failed: {}",
+        assignment.taskId(),
+        assignment.attemptId(),
+        reason,
+        cause);
+    if (handInClosed.get()) {
+      return;
+    }
+    try {
+      server.fail(
+          new FailRequest(
+              WorkerProtocol.VERSION,
+              session.workerId(),
+              session.workerSecret(),
+              assignment.attemptId(),
+              reason));
+    } catch (RuntimeException e) {
+      // The lease expires and the server retries the task anyway.
+      LOG.warn("cannot report the failure of {}: {}", assignment.attemptId(), e.toString());
+    }
+  }
+
+  /** Counts an abandoned attempt and deletes the output its completion names. */
+  private void drop(
+      RegisterResponse session, TaskAssignment assignment, CompleteRequest request, String why) {
     abandoned.incrementAndGet();
     LOG.info("dropping the output of {}: {}", assignment.attemptId(), why);
-    Committer.deleteOutputs(table, List.of(result));
+    // A slot that close() interrupted still cleans up once its attempt has ended.
+    boolean interrupted = Thread.interrupted();
+    try {
+      Table table = catalog(session, assignment.catalog()).loadTable(parse(assignment.table()));
+      Committer.deleteOutputs(
+          table, List.of(ResultCodec.decode(request, taskNumber(assignment.taskId()))));
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "cannot delete the output of {} (orphan cleanup removes it): {}",
+          assignment.attemptId(),
+          e.toString());
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private void heartbeatLogged() {
@@ -359,6 +470,7 @@ public final class Worker implements AutoCloseable {
         AtomicBoolean flag = running.get(attempt);
         if (flag != null && !flag.getAndSet(true)) {
           LOG.info("the server asks to abandon attempt {}", attempt);
+          cancel(attempt, "the optimizer server abandoned this attempt");
         }
       }
     } catch (UnknownWorkerException e) {
@@ -368,18 +480,58 @@ public final class Worker implements AutoCloseable {
     }
   }
 
+  private void cancel(String attempt, String why) {
+    try {
+      runner.cancel(attempt, why);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot cancel attempt {}: {}", attempt, e.toString());
+    }
+  }
+
+  /** The server's catalog settings with this worker's own properties over them (ADR 0017). */
+  private List<CatalogSettings> catalogs(RegisterResponse session) {
+    return session.catalogs().stream()
+        .map(c -> CatalogCredentials.withLocal(c, localCatalog))
+        .toList();
+  }
+
   private Catalog catalog(RegisterResponse session, String name) {
     return catalogs.computeIfAbsent(
         name,
         n -> {
-          for (CatalogSettings settings : session.catalogs()) {
+          for (CatalogSettings settings : catalogs(session)) {
             if (settings.name().equals(n)) {
-              return Catalogs.connect(CatalogCredentials.withLocal(settings, localCatalog));
+              return Catalogs.connect(settings);
             }
           }
           throw new IllegalStateException(
               "the server sent a task of catalog '" + n + "' but no settings for it");
         });
+  }
+
+  /** What a runner sees of one attempt of this worker. */
+  private TaskRunner.Lease lease(RegisterResponse session, AtomicBoolean abandon) {
+    return new TaskRunner.Lease() {
+      @Override
+      public String workerId() {
+        return session.workerId();
+      }
+
+      @Override
+      public List<CatalogSettings> catalogs() {
+        return Worker.this.catalogs(session);
+      }
+
+      @Override
+      public Catalog catalog(String name) {
+        return Worker.this.catalog(session, name);
+      }
+
+      @Override
+      public boolean stopped() {
+        return abandon.get() || handInClosed.get();
+      }
+    };
   }
 
   private static TableIdentifier parse(String identifier) {

@@ -21,7 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One executor slot: a {@link Worker} with one slot, registered as engine {@code flink}. The worker
+ * One executor slot: a {@link Worker} with one slot, registered as engine {@code flink}, running
+ * its tasks in its own thread (the loop's default {@code InThreadRunner}, ADR 0029). The worker
  * runs on its own threads, so the subtask's mailbox thread stays free (checkpoints, cancellation);
  * it only emits the lines of accepted attempts.
  *

@@ -6,24 +6,19 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.catalog.Catalogs;
-import io.firn.core.plan.RewriteTask;
 import io.firn.core.protocol.TaskAssignment;
-import io.firn.core.protocol.TaskCodec;
-import io.firn.worker.executor.RewriteExecutor;
-import io.firn.worker.executor.TaskResult;
-import io.firn.worker.remote.ResultCodec;
+import io.firn.worker.remote.InThreadRunner;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.api.java.function.Function;
 
 /**
  * Runs on a Spark executor: one leased {@link TaskAssignment} (JSON) in, its {@link TaskOutcome}
- * out. Exceptions become a failure outcome instead of a failed Spark task, so Spark does not retry
- * the rewrite behind the server's back; the server decides about retries.
+ * out, rewritten in the executor's thread as the in-thread runner does ({@link
+ * InThreadRunner#rewrite}). Exceptions become a failure outcome instead of a failed Spark task, so
+ * Spark does not retry the rewrite behind the server's back; the server decides about retries.
  */
 final class RewriteFunction implements Function<String, TaskOutcome> {
   private static final long serialVersionUID = 1L;
@@ -49,15 +44,9 @@ final class RewriteFunction implements Function<String, TaskOutcome> {
   public TaskOutcome call(String assignmentJson) {
     try {
       TaskAssignment assignment = JSON.readValue(assignmentJson, TaskAssignment.class);
-      Table table =
-          catalog(assignment.catalog()).loadTable(TableIdentifier.parse(assignment.table()));
-      RewriteTask task = TaskCodec.decode(assignment, taskNumber(assignment.taskId()));
-      TaskResult result =
-          new RewriteExecutor(assignment.bloomThreshold())
-              .execute(table, task, assignment.attemptId());
       return new TaskOutcome(
           JSON.writeValueAsString(
-              ResultCodec.encode(workerId, null, assignment.attemptId(), table, result)),
+              InThreadRunner.rewrite(assignment, catalog(assignment.catalog()), workerId)),
           null);
     } catch (JsonProcessingException | RuntimeException e) {
       return new TaskOutcome(null, e.toString());
@@ -78,15 +67,5 @@ final class RewriteFunction implements Function<String, TaskOutcome> {
     }
     throw new IllegalStateException(
         "the server sent a task of catalog '" + name + "' but no settings for it");
-  }
-
-  /** {@code processId/7} → 7. */
-  static int taskNumber(String taskId) {
-    int slash = taskId.lastIndexOf('/');
-    try {
-      return Integer.parseInt(taskId.substring(slash + 1));
-    } catch (NumberFormatException e) {
-      return 0;
-    }
   }
 }

@@ -1,6 +1,7 @@
 package io.firn.worker.spark;
 
 import io.firn.worker.remote.HttpWorkerProtocol;
+import io.firn.worker.remote.Worker;
 import io.firn.worker.remote.WorkerOptions;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -12,8 +13,8 @@ import org.apache.spark.sql.SparkSession;
  * {@code spark-submit --class io.firn.worker.spark.SparkWorkerApp
  * firn-worker-spark-<version>-app.jar --server URL [--slots N] ...}: runs until the application is
  * stopped (SIGTERM to the driver, or the cluster manager), then stops polling and drains running
- * tasks for up to {@code --drain-seconds} before Spark shuts down. A thin shell over {@link
- * SparkWorker}.
+ * tasks for up to {@code --drain-seconds} before Spark shuts down. A thin shell over the worker
+ * loop with the Spark-job runner ({@link SparkWorker#create}).
  */
 public final class SparkWorkerApp {
   /** Above Spark's own shutdown hook (FileSystem priority + 30), so draining happens first. */
@@ -39,8 +40,8 @@ public final class SparkWorkerApp {
     SparkSession session = SparkSession.builder().appName("firn-worker").getOrCreate();
     JavaSparkContext spark = JavaSparkContext.fromSparkContext(session.sparkContext());
     int slots = options.slots() > 0 ? options.slots() : spark.defaultParallelism();
-    SparkWorker worker =
-        new SparkWorker(
+    Worker worker =
+        SparkWorker.create(
             spark,
             new HttpWorkerProtocol(HttpWorkerProtocol.servers(options.server()), options.token()),
             options,

@@ -9,6 +9,7 @@ import io.firn.testkit.RowSets;
 import io.firn.testkit.S3Lake;
 import io.firn.testkit.ServerProcess;
 import io.firn.worker.remote.HttpWorkerProtocol;
+import io.firn.worker.remote.Worker;
 import io.firn.worker.remote.WorkerOptions;
 import java.io.IOException;
 import java.net.URI;
@@ -190,8 +191,8 @@ class SparkWorkerIT {
               "spark");
       JavaSparkContext spark = JavaSparkContext.fromSparkContext(session.sparkContext());
       // A wrong token: the worker stops with the server's reason instead of retrying forever.
-      SparkWorker refused =
-          new SparkWorker(
+      Worker refused =
+          SparkWorker.create(
               spark,
               new HttpWorkerProtocol(URI.create(server.url()), "not-the-worker-token"),
               options,
@@ -205,8 +206,8 @@ class SparkWorkerIT {
       } finally {
         refused.close();
       }
-      SparkWorker worker =
-          new SparkWorker(
+      Worker worker =
+          SparkWorker.create(
               spark,
               new HttpWorkerProtocol(URI.create(server.url()), options.token()),
               options,
@@ -282,8 +283,8 @@ class SparkWorkerIT {
               new String[] {"--server", server.url(), "--poll-seconds", "2", "--name", "s3"},
               Map.of("FIRN_WORKER_TOKEN", ServerProcess.WORKER_TOKEN),
               "spark");
-      SparkWorker worker =
-          new SparkWorker(
+      Worker worker =
+          SparkWorker.create(
               JavaSparkContext.fromSparkContext(session.sparkContext()),
               new HttpWorkerProtocol(URI.create(server.url()), options.token()),
               options,
