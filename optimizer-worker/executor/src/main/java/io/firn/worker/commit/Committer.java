@@ -35,7 +35,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits optimizing results next to live writers, exactly per DESIGN.md §4.1:
+ * Commits optimizing results next to live writers, exactly per the commit contract
+ * (ARCHITECTURE.md, "Committing next to live writers"):
  *
  * <ul>
  *   <li>rewrites: {@link RewriteFiles} with {@code validateFromSnapshot(S)} and {@code

@@ -36,11 +36,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker loop every runtime hosts (DESIGN.md §4.2, ADR 0029): registers, and on each of its
- * slots polls the server for a task, runs it with its {@link TaskRunner} (by default the executor,
- * in the slot's thread) and hands the result in. A heartbeat thread extends the leases of running
- * attempts and cancels, through the runner, the attempts the server no longer wants; their output
- * is not handed in but deleted.
+ * The worker loop every runtime hosts (ADR 0009, 0029): registers, and on each of its slots polls
+ * the server for a task, runs it with its {@link TaskRunner} (by default the executor, in the
+ * slot's thread) and hands the result in. A heartbeat thread extends the leases of running attempts
+ * and cancels, through the runner, the attempts the server no longer wants; their output is not
+ * handed in but deleted.
  *
  * <p>Nothing is committed here: the server commits. When the server's answer to a completion is
  * lost, the output is kept (it may already be committed); orphan cleanup removes it if not. After

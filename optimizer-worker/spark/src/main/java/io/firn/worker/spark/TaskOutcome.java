@@ -4,7 +4,8 @@ import java.io.Serializable;
 
 /**
  * What one Spark task sends back to the driver: the completion as protocol JSON, or why it failed.
- * Strings only, so no Iceberg object crosses Spark's Java serialization (DESIGN.md §4.2).
+ * Strings only, so no Iceberg object crosses Spark's Java serialization (ARCHITECTURE.md, "Worker
+ * protocol").
  *
  * @param complete a {@code CompleteRequest} as JSON; null when the rewrite failed
  * @param failure the exception, for the server's failure report; null when it succeeded
