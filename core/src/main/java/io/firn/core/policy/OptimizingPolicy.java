@@ -155,7 +155,7 @@ public record OptimizingPolicy(
 
   private static void require(boolean ok, String key, Object value, String rule) {
     if (!ok) {
-      throw new InvalidPolicyException("policy key '" + key + "' = " + value + ": " + rule);
+      throw new InvalidPolicyValueException(key, String.valueOf(value), rule, null);
     }
   }
 
@@ -167,8 +167,7 @@ public record OptimizingPolicy(
     try {
       return Long.parseLong(value.trim());
     } catch (NumberFormatException e) {
-      throw new InvalidPolicyException(
-          "policy key '" + key + "' = '" + value + "': must be a whole number", e);
+      throw new InvalidPolicyValueException(key, "'" + value + "'", "must be a whole number", e);
     }
   }
 
@@ -180,8 +179,7 @@ public record OptimizingPolicy(
     try {
       return Double.parseDouble(value.trim());
     } catch (NumberFormatException e) {
-      throw new InvalidPolicyException(
-          "policy key '" + key + "' = '" + value + "': must be a decimal number", e);
+      throw new InvalidPolicyValueException(key, "'" + value + "'", "must be a decimal number", e);
     }
   }
 
@@ -193,8 +191,7 @@ public record OptimizingPolicy(
     try {
       return Sizes.parse(value);
     } catch (IllegalArgumentException e) {
-      throw new InvalidPolicyException(
-          "policy key '" + key + "' = '" + value + "': " + e.getMessage(), e);
+      throw new InvalidPolicyValueException(key, "'" + value + "'", e.getMessage(), e);
     }
   }
 
@@ -206,8 +203,7 @@ public record OptimizingPolicy(
     try {
       return Durations.parse(value);
     } catch (IllegalArgumentException e) {
-      throw new InvalidPolicyException(
-          "policy key '" + key + "' = '" + value + "': " + e.getMessage(), e);
+      throw new InvalidPolicyValueException(key, "'" + value + "'", e.getMessage(), e);
     }
   }
 }

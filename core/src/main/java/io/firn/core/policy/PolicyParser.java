@@ -31,7 +31,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.quartz.CronExpression;
@@ -82,8 +81,6 @@ public final class PolicyParser {
   private static final Duration OFF = Duration.ofMillis(-1);
 
   /** The start of {@link OptimizingPolicy}'s messages, which name the key. */
-  private static final Pattern POLICY_KEY = Pattern.compile("^policy key '([^']+)' = ");
-
   private PolicyParser() {}
 
   /**
@@ -602,10 +599,8 @@ public final class PolicyParser {
     /** Names the line and key of a threshold that {@link OptimizingPolicy} rejected. */
     InvalidPolicyException thresholdError(
         InvalidPolicyException e, Settings own, Settings inherited, String path) {
-      String message = e.getMessage();
-      Matcher m = POLICY_KEY.matcher(message);
-      if (m.find()) {
-        String key = m.group(1);
+      if (e instanceof InvalidPolicyValueException invalid) {
+        String key = invalid.key();
         Field field = own.thresholds().get(key);
         String where = path;
         if (field == null && inherited != null) {
@@ -613,9 +608,7 @@ public final class PolicyParser {
           where = "defaults";
         }
         if (field != null) {
-          String rest = message.substring(m.end());
-          int cut = rest.startsWith("'") ? rest.indexOf("': ") + 3 : rest.indexOf(": ") + 2;
-          return error(field, where + ".thresholds." + key, rest.substring(Math.max(cut, 0)));
+          return error(field, where + ".thresholds." + key, invalid.problem());
         }
       }
       Field block = own.thresholdsBlock();
@@ -626,7 +619,7 @@ public final class PolicyParser {
               + ": "
               + path
               + ".thresholds: "
-              + message,
+              + e.getMessage(),
           e);
     }
 
