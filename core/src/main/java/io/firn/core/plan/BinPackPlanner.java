@@ -193,25 +193,6 @@ public final class BinPackPlanner implements Planner {
     return d.toMinutes() < 120 ? d.toMinutes() + "m" : d.toHours() + "h";
   }
 
-  private record Item(DataFileEntry entry, boolean rewrite, long weight) {}
-
-  private static long rewriteBytes(List<Item> bin) {
-    long bytes = 0;
-    for (Item item : bin) {
-      if (item.rewrite()) {
-        bytes += item.entry().sizeInBytes();
-      }
-    }
-    return bytes;
-  }
-
-  /** Whether bytes split into files within the bounds with 3% to spare for estimates. */
-  private static boolean splitsWell(long bytes, OptimizingPolicy policy) {
-    long files = RewriteTask.outputFiles(bytes, policy.targetSize(), policy.minTargetSize());
-    double each = (double) bytes / files;
-    return each >= policy.minTargetSize() * 1.03 && each <= policy.targetSize() * 0.97;
-  }
-
   private static List<RewriteTask> pack(
       PartitionKey key,
       OptimizingType type,
@@ -219,6 +200,7 @@ public final class BinPackPlanner implements Planner {
       List<DataFileEntry> convert,
       OptimizingPolicy policy,
       int firstTaskId) {
+    record Item(DataFileEntry entry, boolean rewrite, long weight) {}
     List<Item> items = new ArrayList<>();
     rewrite.forEach(e -> items.add(new Item(e, true, Math.max(1, e.sizeInBytes()))));
     convert.forEach(
@@ -244,22 +226,6 @@ public final class BinPackPlanner implements Planner {
       bins.get(target).add(item);
       loads.get(target)[0] += item.weight();
     }
-    // A task writes its rewritten bytes as files of at most the target, split evenly; a bin of
-    // less than min-target-size would write an undersized file that the next plan merges again.
-    // First-fit leaves such a bin at the end; it takes in the next lightest bins until its bytes
-    // split evenly into files well within the bounds (a bin of 1.2 targets cannot: one file is
-    // above the target, two are undersized).
-    bins.sort(Comparator.comparingLong(BinPackPlanner::rewriteBytes));
-    int first = 0;
-    while (first < bins.size() && rewriteBytes(bins.get(first)) == 0) {
-      first++;
-    }
-    if (first < bins.size() - 1 && rewriteBytes(bins.get(first)) < policy.minTargetSize()) {
-      List<Item> merged = bins.get(first);
-      while (first + 1 < bins.size() && !splitsWell(rewriteBytes(merged), policy)) {
-        merged.addAll(bins.remove(first + 1));
-      }
-    }
     List<RewriteTask> tasks = new ArrayList<>();
     for (List<Item> bin : bins) {
       List<DataFileEntry> binRewrite = new ArrayList<>();
@@ -276,13 +242,7 @@ public final class BinPackPlanner implements Planner {
       }
       tasks.add(
           new RewriteTask(
-              firstTaskId + tasks.size(),
-              key,
-              type,
-              binRewrite,
-              binConvert,
-              policy.targetSize(),
-              policy.minTargetSize()));
+              firstTaskId + tasks.size(), key, type, binRewrite, binConvert, policy.targetSize()));
     }
     return tasks;
   }
