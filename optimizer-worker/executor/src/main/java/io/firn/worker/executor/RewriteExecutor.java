@@ -26,7 +26,6 @@ import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.io.RollingDataWriter;
 import org.apache.iceberg.types.TypeUtil;
 
 /**
@@ -138,8 +137,16 @@ public final class RewriteExecutor {
     for (TaskDeletes.EqualitySet set : deletes.equality()) {
       keys.add(Keys.of(schema, set.fieldIds));
     }
-    RollingDataWriter<Record> writer =
-        new RollingDataWriter<>(writers, files, io, task.targetSize(), spec, partition);
+    SizedDataWriter writer =
+        new SizedDataWriter(
+            writers,
+            files,
+            spec,
+            partition,
+            task.targetSize(),
+            task.minTargetSize(),
+            task.inputRecords(),
+            bytesPerRowOfLargest(task.rewrite()));
     boolean closed = false;
     try {
       for (DataFileEntry entry : task.rewrite()) {
@@ -153,6 +160,7 @@ public final class RewriteExecutor {
             (row, position, deleted) -> {
               if (deleted) {
                 output.rowsDeleted++;
+                writer.skip();
               } else {
                 writer.write(row);
               }
@@ -161,15 +169,28 @@ public final class RewriteExecutor {
       }
       writer.close();
       closed = true;
-      output.dataFiles.addAll(writer.result().dataFiles());
-      written.addAll(writer.result().dataFiles());
+      output.dataFiles.addAll(writer.dataFiles());
+      written.addAll(writer.dataFiles());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write a data file of task " + task.id(), e);
     } finally {
       if (!closed) {
-        abortQuietly(io, writer);
+        writer.abort(io);
       }
     }
+  }
+
+  /** Bytes per row of the file with the most rows; 0 when no file has rows. */
+  static double bytesPerRowOfLargest(List<DataFileEntry> files) {
+    DataFileEntry largest = null;
+    for (DataFileEntry entry : files) {
+      if (largest == null || entry.recordCount() > largest.recordCount()) {
+        largest = entry;
+      }
+    }
+    return largest == null || largest.recordCount() <= 0
+        ? 0
+        : (double) largest.sizeInBytes() / largest.recordCount();
   }
 
   private void convert(
@@ -336,18 +357,6 @@ public final class RewriteExecutor {
             .properties()
             .getOrDefault(
                 TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT));
-  }
-
-  /** Closes a writer after a failure and deletes what it wrote. */
-  private static void abortQuietly(FileIO io, RollingDataWriter<Record> writer) {
-    try {
-      writer.close();
-      for (DataFile file : writer.result().dataFiles()) {
-        deleteQuietly(io, file.location());
-      }
-    } catch (IOException | RuntimeException ignored) {
-      // Aborting after a failure; the original error is reported.
-    }
   }
 
   static void deleteQuietly(FileIO io, String location) {
