@@ -220,9 +220,14 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
           .manage(new WindowScheduler(builtIn.calendar(), windowListener, Clock.systemUTC()));
     }
     environment.healthChecks().register("state-store", new StateStoreHealthCheck(store));
-    environment
-        .healthChecks()
-        .register("catalogs", new CatalogsHealthCheck(connections, watcher::catalogs));
+    // One entry per catalog, so a probe or an alert names the catalog that fails.
+    for (CatalogSettings catalog : catalogs) {
+      environment
+          .healthChecks()
+          .register(
+              CatalogHealthCheck.name(catalog.name()),
+              new CatalogHealthCheck(connections, catalog, watcher::catalogs));
+    }
     environment.jersey().register(new TablesResource(optimizing, store, tokens));
     environment.jersey().register(new ProcessesResource(store));
     environment.jersey().register(new WorkersResource(optimizing));
