@@ -103,6 +103,7 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
 
     StateStoreConfiguration stateStore = configuration.getStateStore();
     StateStore store = StateStore.open(stateStore, environment.metrics(), registry);
+    createEmbeddedCatalog(catalogs);
     boolean share = configuration.getAuth().isShareCatalogCredentials();
     ServerCatalogs connections = new ServerCatalogs(catalogs, share);
     for (CatalogSettings catalog : catalogs) {
@@ -264,6 +265,21 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
         .admin()
         .addServlet("prometheus", new PrometheusServlet(registry))
         .addMapping("/metrics");
+  }
+
+  /**
+   * On an empty start with the shipped defaults, the embedded default catalog is created (ADR 0028,
+   * "First run"), so the first run shows an empty catalog and how to fill it rather than an error.
+   * A failure is logged and the server starts: the catalog's health check names it.
+   */
+  private static void createEmbeddedCatalog(List<CatalogSettings> catalogs) {
+    for (CatalogSettings catalog : catalogs) {
+      try {
+        EmbeddedCatalog.createIfMissing(catalog, Path.of("")).ifPresent(LOG::warn);
+      } catch (RuntimeException e) {
+        LOG.error("{}", e.getMessage(), e);
+      }
+    }
   }
 
   /** The meter registry; for tests. */
