@@ -103,6 +103,7 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
 
     StateStoreConfiguration stateStore = configuration.getStateStore();
     StateStore store = StateStore.open(stateStore, environment.metrics(), registry);
+    createEmbeddedCatalog(catalogs);
     boolean share = configuration.getAuth().isShareCatalogCredentials();
     ServerCatalogs connections = new ServerCatalogs(catalogs, share);
     for (CatalogSettings catalog : catalogs) {
@@ -220,9 +221,14 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
           .manage(new WindowScheduler(builtIn.calendar(), windowListener, Clock.systemUTC()));
     }
     environment.healthChecks().register("state-store", new StateStoreHealthCheck(store));
-    environment
-        .healthChecks()
-        .register("catalogs", new CatalogsHealthCheck(connections, watcher::catalogs));
+    // One entry per catalog, so a probe or an alert names the catalog that fails.
+    for (CatalogSettings catalog : catalogs) {
+      environment
+          .healthChecks()
+          .register(
+              CatalogHealthCheck.name(catalog.name()),
+              new CatalogHealthCheck(connections, catalog, watcher::catalogs));
+    }
     environment.jersey().register(new TablesResource(optimizing, store, tokens));
     environment.jersey().register(new ProcessesResource(store));
     environment.jersey().register(new WorkersResource(optimizing));
@@ -259,6 +265,21 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
         .admin()
         .addServlet("prometheus", new PrometheusServlet(registry))
         .addMapping("/metrics");
+  }
+
+  /**
+   * On an empty start with the shipped defaults, the embedded default catalog is created (ADR 0028,
+   * "First run"), so the first run shows an empty catalog and how to fill it rather than an error.
+   * A failure is logged and the server starts: the catalog's health check names it.
+   */
+  private static void createEmbeddedCatalog(List<CatalogSettings> catalogs) {
+    for (CatalogSettings catalog : catalogs) {
+      try {
+        EmbeddedCatalog.createIfMissing(catalog, Path.of("")).ifPresent(LOG::warn);
+      } catch (RuntimeException e) {
+        LOG.error("{}", e.getMessage(), e);
+      }
+    }
   }
 
   /** The meter registry; for tests. */

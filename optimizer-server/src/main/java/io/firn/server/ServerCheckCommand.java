@@ -63,7 +63,10 @@ final class ServerCheckCommand extends ConfiguredCommand<FirnServerConfiguration
               + settings.type()
               + (settings.location() == null ? "" : " " + settings.location())
               + (settings.warehouse() == null ? "" : ", warehouse " + settings.warehouse())
-              + (credentials.isEmpty() ? "" : ", credentials " + credentials + " (not shown)"));
+              + (credentials.isEmpty() ? "" : ", credentials " + credentials + " (not shown)")
+              + (EmbeddedCatalog.isEmbeddedDefault(catalog.settings())
+                  ? " (the embedded default: the server creates it when its file is missing)"
+                  : ""));
     }
     TablesConfiguration tables = configuration.getTables();
     lines.add("tables: include " + tables.getInclude() + ", exclude " + tables.getExclude());

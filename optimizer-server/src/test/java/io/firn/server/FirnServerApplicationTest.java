@@ -143,6 +143,11 @@ class FirnServerApplicationTest {
     for (String open : List.of("/metrics", "/ping", "/healthcheck")) {
       assertThat(call(admin + open, "GET", null, null).status()).as(open).isEqualTo(200);
     }
+    assertThat(call(admin + "/healthcheck", "GET", null, null).body())
+        .as("one entry per catalog")
+        .contains(
+            "\"catalog:lake\":{\"healthy\":true,\"message\":\"catalog 'lake' (jdbc) reachable")
+        .doesNotContain("\"catalogs\"");
     for (String path : List.of("/tasks/gc", "/tasks/log-level?logger=io.firn&level=INFO")) {
       Call refused = call(admin + path, "POST", null, "");
       assertThat(refused.status()).as(path).isEqualTo(401);
