@@ -1,3 +1,7 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
+ */
 package io.firn.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,3 +1,7 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
+ */
 package io.firn.it.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,9 +38,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Minor, major and full optimizing leave the rows Spark SQL reads exactly as they were (CONTRIBUTING.md,
- * "Tests"): Spark is the independent reader, Firn's executor the writer, both on one JDBC (SQLite)
- * catalog.
+ * Minor, major and full optimizing leave the rows Spark SQL reads exactly as they were
+ * (CONTRIBUTING.md, "Tests"): Spark is the independent reader, Firn's executor the writer, both on
+ * one JDBC (SQLite) catalog.
  *
  * <p>Firn's code runs against the Iceberg classes inside {@code iceberg-spark-runtime} here (the
  * thin Iceberg jars are excluded), as it will in the Spark worker.
