@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which catalog settings are credentials, how the server withholds them from workers ({@code
@@ -74,7 +75,7 @@ public final class CatalogCredentials {
   }
 
   /** A JDBC or HTTP URI without its {@code password=} parameter; null stays null. */
-  public static String uriWithoutPassword(String uri) {
+  public static @Nullable String uriWithoutPassword(@Nullable String uri) {
     if (uri == null) {
       return null;
     }

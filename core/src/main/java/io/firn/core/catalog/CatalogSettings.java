@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.CatalogProperties;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How to reach an Iceberg catalog.
@@ -28,7 +29,11 @@ import org.apache.iceberg.CatalogProperties;
  *     s3.endpoint}, ...; object storage: {@link ObjectStorage})
  */
 public record CatalogSettings(
-    String name, String type, String uri, String warehouse, Map<String, String> properties) {
+    String name,
+    String type,
+    @Nullable String uri,
+    @Nullable String warehouse,
+    Map<String, String> properties) {
 
   /** The Iceberg catalog property naming a catalog class (type {@code custom}). */
   public static final String CATALOG_IMPL = "catalog-impl";
@@ -86,13 +91,14 @@ public record CatalogSettings(
                   + "' of type rest needs a uri (key 'uri', on the command line --catalog-uri"
                   + " https://...)");
       case "hive" -> {
-        require(
-            uri != null,
-            "catalog '"
-                + name
-                + "' of type hive needs a uri: the metastore's thrift://host:9083 (key 'uri', on"
-                + " the command line --catalog-uri thrift://...; several separated by commas)");
-        for (String metastore : uri.split(",", -1)) {
+        String metastores =
+            present(
+                uri,
+                "catalog '"
+                    + name
+                    + "' of type hive needs a uri: the metastore's thrift://host:9083 (key 'uri', on"
+                    + " the command line --catalog-uri thrift://...; several separated by commas)");
+        for (String metastore : metastores.split(",", -1)) {
           require(
               metastore.strip().startsWith("thrift://"),
               "catalog '"
@@ -134,7 +140,7 @@ public record CatalogSettings(
     }
   }
 
-  private static String inferType(String uri) {
+  private static String inferType(@Nullable String uri) {
     if (uri == null) {
       return "hadoop";
     }
@@ -154,6 +160,13 @@ public record CatalogSettings(
             + " (thrift://...); set the catalog type explicitly (one of "
             + String.join(", ", TYPES)
             + ")");
+  }
+
+  private static String present(@Nullable String value, String message) {
+    if (value == null) {
+      throw new CatalogConnectionException(message);
+    }
+    return value;
   }
 
   private static void require(boolean ok, String message) {
@@ -189,7 +202,7 @@ public record CatalogSettings(
    * Where the catalog is, for messages: the URI, and for Glue the endpoint and region (never a
    * secret; a {@code password=} in a URI is left out).
    */
-  public String location() {
+  public @Nullable String location() {
     if ("glue".equals(type)) {
       String endpoint = properties.get(GLUE_ENDPOINT);
       String region = properties.get(CLIENT_REGION);

@@ -24,8 +24,9 @@ public final class Catalogs {
    * @throws CatalogConnectionException when the catalog cannot be created or reached
    */
   public static Catalog connect(CatalogSettings settings) {
-    if ("jdbc".equals(settings.type()) && settings.uri().startsWith("jdbc:sqlite:")) {
-      String file = settings.uri().substring("jdbc:sqlite:".length());
+    String uri = settings.uri();
+    if ("jdbc".equals(settings.type()) && uri != null && uri.startsWith("jdbc:sqlite:")) {
+      String file = uri.substring("jdbc:sqlite:".length());
       int query = file.indexOf('?');
       file = query >= 0 ? file.substring(0, query) : file;
       if (!file.startsWith(":memory:")

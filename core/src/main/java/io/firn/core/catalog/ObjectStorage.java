@@ -10,6 +10,7 @@ import java.util.Map;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.io.FileIO;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 
 /**
@@ -43,7 +44,7 @@ public final class ObjectStorage {
   private ObjectStorage() {}
 
   /** Whether a location is on S3 or an S3-compatible store ({@code s3://}, {@code s3a://}, ...). */
-  public static boolean isS3(String location) {
+  public static boolean isS3(@Nullable String location) {
     if (location == null) {
       return false;
     }
@@ -59,7 +60,7 @@ public final class ObjectStorage {
    * out by a REST catalog, or Glue's default) gets the HTTP client Firn ships; so does the Glue
    * client.
    */
-  static void addDefaults(String type, String warehouse, Map<String, String> properties) {
+  static void addDefaults(String type, @Nullable String warehouse, Map<String, String> properties) {
     if (OWN_FILE_IO.contains(type) && isS3(warehouse)) {
       properties.putIfAbsent(CatalogProperties.FILE_IO_IMPL, S3_FILE_IO);
     }
@@ -85,7 +86,9 @@ public final class ObjectStorage {
   static void checkReachable(CatalogSettings settings) {
     Map<String, String> properties = settings.icebergProperties();
     String warehouse = settings.warehouse();
-    if (!isS3(warehouse) || !S3_FILE_IO.equals(properties.get(CatalogProperties.FILE_IO_IMPL))) {
+    if (warehouse == null
+        || !isS3(warehouse)
+        || !S3_FILE_IO.equals(properties.get(CatalogProperties.FILE_IO_IMPL))) {
       return;
     }
     Map<String, String> once = new HashMap<>(properties);

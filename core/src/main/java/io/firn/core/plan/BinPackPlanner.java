@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -268,7 +267,7 @@ public final class BinPackPlanner implements Planner {
     rewrite.forEach(e -> covered.add(e.path()));
     convert.forEach(e -> covered.add(e.path()));
     Map<String, Boolean> allCovered = new LinkedHashMap<>();
-    Map<String, DeleteFile> byPath = new HashMap<>();
+    Map<String, DeleteFile> byPath = new LinkedHashMap<>();
     for (DataFileEntry entry : partition.dataFiles()) {
       boolean isCovered = covered.contains(entry.path());
       for (DeleteFile delete : entry.deletes()) {
@@ -277,10 +276,10 @@ public final class BinPackPlanner implements Planner {
       }
     }
     List<DeleteFile> removable = new ArrayList<>();
-    allCovered.forEach(
-        (path, ok) -> {
+    byPath.forEach(
+        (path, delete) -> {
           Set<PartitionKey> scope = files.deleteScopes().get(path);
-          DeleteFile delete = byPath.get(path);
+          boolean ok = allCovered.getOrDefault(path, false);
           if (ok && (scope == null || scope.size() <= 1) && files.scopeFullyRead(delete)) {
             removable.add(delete);
           }

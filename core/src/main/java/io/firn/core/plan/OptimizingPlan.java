@@ -8,6 +8,7 @@ import io.firn.core.table.PartitionKey;
 import java.util.List;
 import java.util.Set;
 import org.apache.iceberg.DeleteFile;
+import org.jspecify.annotations.Nullable;
 
 /**
  * All work planned for one table from one snapshot (a process, ARCHITECTURE.md "Vocabulary").
@@ -25,7 +26,7 @@ public record OptimizingPlan(
     long sequenceNumber,
     List<PartitionPlan> partitions,
     List<SharedDelete> sharedDeletesToRemove,
-    String note) {
+    @Nullable String note) {
 
   /** A delete file spanning partitions, removable once all of {@code requires} committed. */
   public record SharedDelete(DeleteFile file, Set<PartitionKey> requires) {}

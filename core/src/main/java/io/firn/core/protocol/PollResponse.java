@@ -4,13 +4,15 @@
  */
 package io.firn.core.protocol;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The answer to a poll.
  *
  * @param protocolVersion {@link WorkerProtocol#VERSION}
  * @param task the leased task, or null when none was ready within the wait
  */
-public record PollResponse(int protocolVersion, TaskAssignment task) {
+public record PollResponse(int protocolVersion, @Nullable TaskAssignment task) {
   public static PollResponse empty() {
     return new PollResponse(WorkerProtocol.VERSION, null);
   }

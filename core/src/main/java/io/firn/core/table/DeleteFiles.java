@@ -10,6 +10,7 @@ import java.util.Objects;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.MetadataColumns;
+import org.jspecify.annotations.Nullable;
 
 /** Small facts about delete files. */
 public final class DeleteFiles {
@@ -24,7 +25,7 @@ public final class DeleteFiles {
   }
 
   /** The one data file a position-delete file refers to, or null when it may refer to several. */
-  public static String referencedDataFile(DeleteFile delete) {
+  public static @Nullable String referencedDataFile(DeleteFile delete) {
     if (delete.content() != FileContent.POSITION_DELETES) {
       return null;
     }

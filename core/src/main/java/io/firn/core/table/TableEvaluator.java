@@ -25,6 +25,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides from cheap signals whether a table needs a plan, and for which partitions, before the
@@ -49,7 +50,7 @@ public final class TableEvaluator {
   public record Evaluation(
       boolean needsPlan,
       String reason,
-      Set<String> partitionPaths,
+      @Nullable Set<String> partitionPaths,
       Map<PartitionKey, StructLike> partitions,
       PartitionStatistics totals,
       int health) {
@@ -129,12 +130,13 @@ public final class TableEvaluator {
             if (deletes > 0 || smallFiles) {
               if (partitioned) {
                 int specId = (int) value(schema, row, "spec_id");
-                if (table.specs().get(specId).isUnpartitioned()
+                if (TableScanner.spec(table.specs(), specId).isUnpartitioned()
                     && value(schema, row, "equality_delete_file_count") > 0) {
                   globalDeletes = true;
                 }
-                StructLike tuple = tuple(table.specs().get(specId), schema, row);
-                String path = table.specs().get(specId).partitionToPath(tuple);
+                PartitionSpec spec = TableScanner.spec(table.specs(), specId);
+                StructLike tuple = tuple(spec, schema, row);
+                String path = spec.partitionToPath(tuple);
                 flagged.add(path);
                 tuples.put(new PartitionKey(specId, path), tuple);
               } else {

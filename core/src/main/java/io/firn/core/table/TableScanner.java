@@ -32,6 +32,7 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.UnboundTerm;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.util.StructLikeWrapper;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,8 +80,8 @@ public final class TableScanner {
   }
 
   /** Equality on each partition field, or null when a transform is not identity or bucket. */
-  private static Expression partitionFilter(Table table, int specId, StructLike tuple) {
-    PartitionSpec spec = table.specs().get(specId);
+  private static @Nullable Expression partitionFilter(Table table, int specId, StructLike tuple) {
+    PartitionSpec spec = spec(table.specs(), specId);
     Expression all = Expressions.alwaysTrue();
     List<PartitionField> fields = spec.fields();
     for (int i = 0; i < fields.size(); i++) {
@@ -140,7 +141,7 @@ public final class TableScanner {
         table.newScan().useSnapshot(snapshotId).filter(filter).planFiles()) {
       for (FileScanTask task : tasks) {
         DataFile file = task.file();
-        PartitionSpec spec = specs.get(file.specId());
+        PartitionSpec spec = spec(specs, file.specId());
         PartitionKey key = keyOf(keys, spec, file);
         if (!partitions.test(key)) {
           complete = false;
@@ -175,7 +176,7 @@ public final class TableScanner {
             // It may apply to data files this read skipped; whether it is dangling is unknown.
             continue;
           }
-          PartitionSpec spec = specs.get(delete.specId());
+          PartitionSpec spec = spec(specs, delete.specId());
           PartitionKey key = keyOf(keys, spec, delete);
           PartitionFiles partition = byPartition.get(key);
           if (partition != null) {
@@ -212,9 +213,26 @@ public final class TableScanner {
    * An equality delete of an unpartitioned spec: Iceberg applies it to data files of every spec and
    * partition with a lower data sequence number.
    */
+  /**
+   * The table's spec of a file or partition; a file naming a spec the table's metadata lacks is a
+   * corrupt table, reported as such rather than as a NullPointerException further on.
+   */
+  static PartitionSpec spec(Map<Integer, PartitionSpec> specs, int specId) {
+    PartitionSpec spec = specs.get(specId);
+    if (spec == null) {
+      throw new IllegalStateException(
+          "the table has no partition spec "
+              + specId
+              + " (it has "
+              + specs.keySet()
+              + "), yet its metadata names it: the table's metadata is inconsistent");
+    }
+    return spec;
+  }
+
   static boolean isGlobal(DeleteFile delete, Map<Integer, PartitionSpec> specs) {
     return delete.content() == FileContent.EQUALITY_DELETES
-        && specs.get(delete.specId()).isUnpartitioned();
+        && spec(specs, delete.specId()).isUnpartitioned();
   }
 
   /**
