@@ -245,7 +245,13 @@ public final class BinPackPlanner implements Planner {
       }
       tasks.add(
           new RewriteTask(
-              firstTaskId + tasks.size(), key, type, binRewrite, binConvert, policy.targetSize()));
+              firstTaskId + tasks.size(),
+              key,
+              type,
+              binRewrite,
+              binConvert,
+              policy.targetSize(),
+              policy.minTargetSize()));
     }
     return tasks;
   }

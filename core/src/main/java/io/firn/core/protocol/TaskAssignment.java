@@ -20,6 +20,9 @@ import java.util.List;
  * @param specId the partition spec of every file of the task
  * @param partition the partition path, for logs
  * @param targetSize output data file size in bytes
+ * @param minTargetSize the smallest output data file the plan accepts (the policy's
+ *     min-target-size-ratio × targetSize); 0 from a server that does not send it, which means the
+ *     default ratio
  * @param bloomThreshold equality-delete keys above which a Bloom pre-filter is built
  * @param rewrite data files to rewrite, each with indexes into {@code deletes}
  * @param convert data files whose deletes become one position-delete file
@@ -38,6 +41,7 @@ public record TaskAssignment(
     int specId,
     String partition,
     long targetSize,
+    long minTargetSize,
     long bloomThreshold,
     List<WireFile> rewrite,
     List<WireFile> convert,
@@ -63,6 +67,7 @@ public record TaskAssignment(
         specId,
         partition,
         targetSize,
+        minTargetSize,
         bloomThreshold,
         rewrite,
         convert,

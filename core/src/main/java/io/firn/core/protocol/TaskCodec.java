@@ -76,6 +76,7 @@ public final class TaskCodec {
         task.partition().specId(),
         task.partition().path(),
         task.targetSize(),
+        task.minTargetSize(),
         bloomThreshold,
         rewrite,
         convert,
@@ -106,7 +107,8 @@ public final class TaskCodec {
         type,
         entries(assignment, assignment.rewrite(), deletes),
         entries(assignment, assignment.convert(), deletes),
-        assignment.targetSize());
+        assignment.targetSize(),
+        assignment.minTargetSize());
   }
 
   private static List<DataFileEntry> entries(

@@ -63,6 +63,7 @@ class ProtocolGoldenJsonTest {
             1,
             "day=2026-12-03",
             134217728L,
+            100663296L,
             1_000_000L,
             List.of(rewritten),
             List.of(converted),
@@ -140,6 +141,21 @@ class ProtocolGoldenJsonTest {
     Object read = JSON.treeToValue(fixture(golden.fixture()), golden.type());
 
     assertThat(read).isEqualTo(golden.message());
+  }
+
+  @Test
+  void anAssignmentWithoutMinTargetSizeFromAnOlderServerGetsTheDefaultRatio() throws IOException {
+    JsonNode older = fixture("PollResponse").get("task").deepCopy();
+    ((com.fasterxml.jackson.databind.node.ObjectNode) older).remove("minTargetSize");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) older).putArray("rewrite");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) older).putArray("convert");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) older).putArray("deletes");
+
+    TaskAssignment assignment = JSON.treeToValue(older, TaskAssignment.class);
+    io.firn.core.plan.RewriteTask task = TaskCodec.decode(assignment, 3);
+
+    assertThat(assignment.minTargetSize()).isZero();
+    assertThat(task.minTargetSize()).isEqualTo((long) (134217728L * 0.75));
   }
 
   @Test

@@ -346,8 +346,8 @@ class WorkerTest {
 
   private static TaskAssignment assignment(String attempt) {
     return new TaskAssignment(
-        "p-1/3", attempt, "p-1", "lake", "db.t", "minor", 1, 1, 0, "", 1, 0, List.of(), List.of(),
-        List.of(), 0);
+        "p-1/3", attempt, "p-1", "lake", "db.t", "minor", 1, 1, 0, "", 1, 1, 0, List.of(),
+        List.of(), List.of(), 0);
   }
 
   private static void awaitUninterruptibly(CountDownLatch latch) {
