@@ -30,7 +30,7 @@ import org.apache.iceberg.types.TypeUtil;
 /**
  * All deletes of one task, each delete file read exactly once (Iceberg's generic reader re-reads
  * every applicable equality-delete file for every data file; on streaming tables that is most of
- * the cost, DESIGN.md §9).
+ * the cost, ARCHITECTURE.md "Performance facts").
  *
  * <p>Equality deletes become, per equality-field set, a map from key to the highest data sequence
  * number that deletes it: a row of a data file with sequence number s is deleted when that number
