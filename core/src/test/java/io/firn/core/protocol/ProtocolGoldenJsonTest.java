@@ -158,6 +158,24 @@ class ProtocolGoldenJsonTest {
     assertThat(task.minTargetSize()).isEqualTo((long) (134217728L * 0.75));
   }
 
+  @ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.ValueSource(
+      longs = {-1, Long.MIN_VALUE, 134217729L, Long.MAX_VALUE})
+  void aMinTargetSizeOutsideOneToTargetGetsTheDefaultRatio(long hostile) throws IOException {
+    com.fasterxml.jackson.databind.node.ObjectNode task =
+        (com.fasterxml.jackson.databind.node.ObjectNode)
+            fixture("PollResponse").get("task").deepCopy();
+    task.put("minTargetSize", hostile);
+    task.putArray("rewrite");
+    task.putArray("convert");
+    task.putArray("deletes");
+
+    io.firn.core.plan.RewriteTask decoded =
+        TaskCodec.decode(JSON.treeToValue(task, TaskAssignment.class), 3);
+
+    assertThat(decoded.minTargetSize()).isEqualTo((long) (134217728L * 0.75));
+  }
+
   @Test
   void theFixturesSpeakTheVersionThisBuildSpeaks() {
     assertThat(WorkerProtocol.VERSION)
