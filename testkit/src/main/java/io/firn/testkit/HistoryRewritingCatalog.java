@@ -4,7 +4,8 @@
  */
 package io.firn.testkit;
 
-import io.firn.core.catalog.ForwardingTableOperations;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.TableMetadata;
@@ -25,33 +26,43 @@ public class HistoryRewritingCatalog extends JdbcCatalog {
 
   @Override
   protected TableOperations newTableOps(TableIdentifier identifier) {
-    return new RewritingOperations(super.newTableOps(identifier));
+    TableOperations delegate = super.newTableOps(identifier);
+    // Every call forwarded; after a commit, the rollback. A proxy, so that the testkit needs no
+    // Firn module (core's tests use it).
+    return (TableOperations)
+        Proxy.newProxyInstance(
+            TableOperations.class.getClassLoader(),
+            new Class<?>[] {TableOperations.class},
+            (proxy, method, args) -> {
+              Object result;
+              try {
+                result = method.invoke(delegate, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+              if (method.getName().equals("commit")) {
+                rollBackAfterFirn(delegate, (TableMetadata) args[1]);
+              }
+              return result;
+            });
   }
 
-  private static final class RewritingOperations extends ForwardingTableOperations {
-    RewritingOperations(TableOperations delegate) {
-      super(delegate);
+  private static void rollBackAfterFirn(TableOperations operations, TableMetadata metadata) {
+    Snapshot committed = metadata.currentSnapshot();
+    if (committed == null
+        || committed.summary() == null
+        || !committed.summary().containsKey(FIRN_PROCESS_ID)
+        || committed.parentId() == null) {
+      return;
     }
-
-    @Override
-    public void commit(TableMetadata base, TableMetadata metadata) {
-      super.commit(base, metadata);
-      Snapshot committed = metadata.currentSnapshot();
-      if (committed == null
-          || committed.summary() == null
-          || !committed.summary().containsKey(FIRN_PROCESS_ID)
-          || committed.parentId() == null) {
-        return;
-      }
-      TableMetadata now = refresh();
-      Snapshot parent = now.snapshot(committed.parentId());
-      long target =
-          parent != null && parent.parentId() != null && now.snapshot(parent.parentId()) != null
-              ? parent.parentId()
-              : committed.parentId();
-      TableMetadata rolledBack =
-          TableMetadata.buildFrom(now).setBranchSnapshot(target, SnapshotRef.MAIN_BRANCH).build();
-      super.commit(now, rolledBack);
-    }
+    TableMetadata now = operations.refresh();
+    Snapshot parent = now.snapshot(committed.parentId());
+    long target =
+        parent != null && parent.parentId() != null && now.snapshot(parent.parentId()) != null
+            ? parent.parentId()
+            : committed.parentId();
+    TableMetadata rolledBack =
+        TableMetadata.buildFrom(now).setBranchSnapshot(target, SnapshotRef.MAIN_BRANCH).build();
+    operations.commit(now, rolledBack);
   }
 }

@@ -11,6 +11,7 @@ import io.firn.core.policy.OptimizingPolicy;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.TestCatalogs;
 import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.executor.TaskResult;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ class BloomFilteredDeletesTest {
 
   @Test
   void bloomFilteredDeleteKeysGiveTheSameRowsAndHoldFewerKeys() {
-    HadoopCatalog catalog = Tables.hadoopCatalog(warehouse);
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     // Small tasks: each carries the equality deletes of its whole partition, but rows of only a
     // few of its files, so most delete keys cannot match any of its rows.
     CdcTableSpec spec = new CdcTableSpec(8_000, 24, 0.10, 0.02, 0.02, 0, 11L, false, false);

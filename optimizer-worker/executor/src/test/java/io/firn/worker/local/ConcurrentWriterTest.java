@@ -16,6 +16,7 @@ import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.CdcWriter;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.TestCatalogs;
 import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.executor.RewriteExecutor;
 import io.firn.worker.executor.TaskResult;
@@ -52,7 +53,7 @@ class ConcurrentWriterTest {
 
   @Test
   void everyOptimizingCommitSucceedsOrFailsCleanlyWhileAWriterKeepsUpserting() throws Exception {
-    HadoopCatalog catalog = Tables.hadoopCatalog(warehouse);
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     TableIdentifier id = TableIdentifier.of("db", "live");
     GeneratedTable generated = CdcTableGenerator.generate(catalog, id, CdcTableSpec.small(4));
     CdcWriter writer = generated.writer();
@@ -113,7 +114,7 @@ class ConcurrentWriterTest {
   @Test
   void aConcurrentPartitionScopedPositionDeleteFailsThatGroupAndALaterRunSucceeds()
       throws Exception {
-    HadoopCatalog catalog = Tables.hadoopCatalog(warehouse);
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     TableIdentifier id = TableIdentifier.of("db", "conflict");
     CdcTableSpec spec = new CdcTableSpec(3_000, 12, 0.05, 0.01, 0.02, 2, 7L, false, false);
     CdcTableGenerator.generate(catalog, id, spec);

@@ -10,6 +10,7 @@ import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.TestCatalogs;
 import io.firn.worker.commit.CommitOutcome;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -47,7 +48,7 @@ class DanglingDeleteTest {
 
   @Test
   void anEqualityDeleteOlderThanEveryLiveDataFileIsPlannedAndRemoved() throws Exception {
-    HadoopCatalog catalog = Tables.hadoopCatalog(warehouse);
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     Table table =
         catalog.createTable(
             TableIdentifier.of("db", "dangling"), SCHEMA, SPEC, Map.of("format-version", "2"));

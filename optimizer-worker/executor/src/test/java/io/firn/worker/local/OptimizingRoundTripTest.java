@@ -19,6 +19,7 @@ import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.TestCatalogs;
 import io.firn.worker.commit.CommitOutcome;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -54,7 +55,7 @@ class OptimizingRoundTripTest {
   @ParameterizedTest(name = "{0} optimizing, {1} buckets")
   @MethodSource("cases")
   void optimizingKeepsEveryRowAndRemovesWhatItPromises(OptimizingType type, int buckets) {
-    HadoopCatalog catalog = Tables.hadoopCatalog(warehouse);
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     GeneratedTable generated =
         CdcTableGenerator.generate(
             catalog, TableIdentifier.of("db", "cdc"), CdcTableSpec.small(buckets));

@@ -15,6 +15,7 @@ import io.firn.core.table.PartitionFiles;
 import io.firn.core.table.PartitionKey;
 import io.firn.core.table.TableScanner;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.TestCatalogs;
 import io.firn.worker.commit.CommitOutcome;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -101,7 +102,7 @@ class OutputSizingTest {
             // is that of their bin (ADR 0031, "Not solved"); this test is about the executor.
             Map.of(
                 "target-size", Long.toString(target), "max-task-size", Long.toString(64 * target)));
-    HadoopCatalog catalog = Tables.hadoopCatalog(warehouse);
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     Table table =
         catalog.createTable(
             TableIdentifier.of("db", "t"),

@@ -7,25 +7,15 @@ package io.firn.worker.local;
 import io.firn.core.table.PartitionFiles;
 import io.firn.core.table.TableFiles;
 import io.firn.core.table.TableScanner;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.hadoop.HadoopCatalog;
 
 /** Test helpers over real tables. */
 final class Tables {
   private Tables() {}
-
-  static HadoopCatalog hadoopCatalog(Path warehouse) {
-    HadoopCatalog catalog = new HadoopCatalog();
-    catalog.setConf(new Configuration());
-    catalog.initialize("test", java.util.Map.of("warehouse", warehouse.toUri().toString()));
-    return catalog;
-  }
 
   /** Live delete files of the current snapshot: attached and dangling. */
   static Set<String> liveDeleteFiles(Table table, FileContent content) {

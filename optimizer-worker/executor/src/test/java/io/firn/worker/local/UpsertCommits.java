@@ -4,6 +4,7 @@
  */
 package io.firn.worker.local;
 
+import io.firn.testkit.TestCatalogs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
@@ -56,7 +57,7 @@ final class UpsertCommits {
 
   /** A new format-version 2 table of {@link #SCHEMA} in a Hadoop catalog under the warehouse. */
   static Table createTable(java.nio.file.Path warehouse, String name, PartitionSpec spec) {
-    return Tables.hadoopCatalog(warehouse)
+    return TestCatalogs.hadoop(warehouse)
         .createTable(
             org.apache.iceberg.catalog.TableIdentifier.of("db", name),
             SCHEMA,

@@ -2,20 +2,18 @@
  * SPDX-License-Identifier: Apache-2.0
  * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
  */
-package io.firn.worker.maintenance;
+package io.firn.core.maintenance;
 
-import static io.firn.worker.maintenance.MaintenanceTables.flinkRestoredCheckpoint;
-import static io.firn.worker.maintenance.MaintenanceTables.snapshotIds;
+import static io.firn.core.maintenance.MaintenanceTables.flinkRestoredCheckpoint;
+import static io.firn.core.maintenance.MaintenanceTables.snapshotIds;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.firn.core.maintenance.SnapshotExpiry;
-import io.firn.core.maintenance.SnapshotExpiryReport;
-import io.firn.core.maintenance.SnapshotExpirySettings;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.CdcWriter;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.TestCatalogs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,7 +45,7 @@ class SnapshotExpiryTest {
 
   @Test
   void keepsTheNewestCheckpointSnapshotOfEachFlinkJobAndTheAncestorsFlinkWalksThrough() {
-    HadoopCatalog catalog = MaintenanceTables.hadoopCatalog(warehouse);
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     TableIdentifier id = TableIdentifier.of("db", "flink");
     GeneratedTable generated = CdcTableGenerator.generate(catalog, id, SPEC);
     CdcWriter writer = generated.writer();
@@ -118,7 +116,7 @@ class SnapshotExpiryTest {
 
   @Test
   void withoutFlinkCommitsKeepsExactlyTheNewestNAndRowsStayTheSame() {
-    HadoopCatalog catalog = MaintenanceTables.hadoopCatalog(warehouse);
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     TableIdentifier id = TableIdentifier.of("db", "plain");
     Table table = CdcTableGenerator.generate(catalog, id, SPEC).table();
     Map<String, Long> rows = RowSets.read(table);
@@ -145,7 +143,7 @@ class SnapshotExpiryTest {
 
   @Test
   void aDryRunAndYoungSnapshotsChangeNothing() {
-    HadoopCatalog catalog = MaintenanceTables.hadoopCatalog(warehouse);
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     TableIdentifier id = TableIdentifier.of("db", "dry");
     Table table = CdcTableGenerator.generate(catalog, id, SPEC).table();
     Set<Long> before = snapshotIds(table);

@@ -2,19 +2,14 @@
  * SPDX-License-Identifier: Apache-2.0
  * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
  */
-package io.firn.worker.local;
+package io.firn.core.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.firn.core.policy.OptimizingPolicy;
-import io.firn.core.table.DataFileEntry;
-import io.firn.core.table.PartitionFiles;
-import io.firn.core.table.PartitionKey;
-import io.firn.core.table.TableEvaluator;
-import io.firn.core.table.TableFiles;
-import io.firn.core.table.TableScanner;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
+import io.firn.testkit.TestCatalogs;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -38,7 +33,7 @@ class TableScannerPushdownTest {
 
   @Test
   void aPrunedScanSeesTheSameFilesAsTheFullScanForItsPartitions() {
-    HadoopCatalog catalog = Tables.hadoopCatalog(warehouse);
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     CdcTableGenerator.generate(catalog, TableIdentifier.of("db", "t"), CdcTableSpec.small(4));
     Table table = catalog.loadTable(TableIdentifier.of("db", "t"));
     long snapshot = table.currentSnapshot().snapshotId();

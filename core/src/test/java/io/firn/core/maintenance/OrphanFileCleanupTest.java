@@ -2,20 +2,17 @@
  * SPDX-License-Identifier: Apache-2.0
  * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
  */
-package io.firn.worker.maintenance;
+package io.firn.core.maintenance;
 
-import static io.firn.worker.maintenance.MaintenanceTables.age;
-import static io.firn.worker.maintenance.MaintenanceTables.localPath;
+import static io.firn.core.maintenance.MaintenanceTables.age;
+import static io.firn.core.maintenance.MaintenanceTables.localPath;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.firn.core.maintenance.OrphanCleanupReport;
-import io.firn.core.maintenance.OrphanCleanupSettings;
-import io.firn.core.maintenance.OrphanFileCleanup;
-import io.firn.core.maintenance.SharedTableLocationException;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.TestCatalogs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,9 +51,7 @@ class OrphanFileCleanupTest {
       throws Exception {
     Table table =
         CdcTableGenerator.generate(
-                MaintenanceTables.hadoopCatalog(warehouse),
-                TableIdentifier.of("db", "events"),
-                SPEC)
+                TestCatalogs.hadoop(warehouse), TableIdentifier.of("db", "events"), SPEC)
             .table();
     Path location = localPath(table.location());
     age(location, OLD); // referenced files are old too
@@ -137,9 +132,7 @@ class OrphanFileCleanupTest {
   void refusesWhenAnotherTableSharesContainsOrNestsInTheLocation() throws Exception {
     Table table =
         CdcTableGenerator.generate(
-                MaintenanceTables.hadoopCatalog(warehouse),
-                TableIdentifier.of("db", "events"),
-                SPEC)
+                TestCatalogs.hadoop(warehouse), TableIdentifier.of("db", "events"), SPEC)
             .table();
     Path location = localPath(table.location());
     age(location, OLD);

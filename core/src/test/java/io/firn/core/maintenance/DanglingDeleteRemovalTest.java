@@ -2,14 +2,12 @@
  * SPDX-License-Identifier: Apache-2.0
  * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
  */
-package io.firn.worker.maintenance;
+package io.firn.core.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.firn.core.maintenance.DanglingDeleteRemoval;
-import io.firn.core.maintenance.DanglingDeleteReport;
-import io.firn.core.maintenance.DanglingDeleteSettings;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.TestCatalogs;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -66,7 +64,7 @@ class DanglingDeleteRemovalTest {
    */
   @BeforeEach
   void createTable() throws Exception {
-    HadoopCatalog catalog = MaintenanceTables.hadoopCatalog(warehouse);
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     table =
         catalog.createTable(
             TableIdentifier.of("db", "dangling"), SCHEMA, SPEC, Map.of("format-version", "2"));

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: Apache-2.0
  * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
  */
-package io.firn.worker.maintenance;
+package io.firn.core.maintenance;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,21 +15,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.hadoop.HadoopCatalog;
 
 /** Test helpers for maintenance over real tables on disk. */
 final class MaintenanceTables {
   private MaintenanceTables() {}
-
-  static HadoopCatalog hadoopCatalog(Path warehouse) {
-    HadoopCatalog catalog = new HadoopCatalog();
-    catalog.setConf(new Configuration());
-    catalog.initialize("test", Map.of("warehouse", warehouse.toUri().toString()));
-    return catalog;
-  }
 
   static Set<Long> snapshotIds(Table table) {
     table.refresh();
