@@ -6,10 +6,11 @@ package io.firn.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.TaskResult;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
-import io.firn.worker.commit.CommitOutcome;
-import io.firn.worker.executor.TaskResult;
 import io.firn.worker.local.LocalOptimizer;
 import io.firn.worker.local.OptimizeReport;
 import java.io.File;
@@ -36,7 +37,8 @@ public final class FirnOptimize {
 
     long started = System.nanoTime();
     OptimizeReport report =
-        new LocalOptimizer(policy, threads, line -> System.err.println("[firn] " + line))
+        new LocalOptimizer(
+                policy, new BinPackPlanner(), threads, line -> System.err.println("[firn] " + line))
             .optimize(table, type, Instant.now());
     double seconds = (System.nanoTime() - started) / 1e9;
 

@@ -4,6 +4,7 @@
  */
 package io.firn.bench;
 
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.ingest.EventFormat;
@@ -190,7 +191,11 @@ public final class NewKeyInserts {
         positionRows,
         scan);
     LocalOptimizer optimizer =
-        new LocalOptimizer(OptimizingPolicy.DEFAULTS, 2, line -> System.err.println("  " + line));
+        new LocalOptimizer(
+            OptimizingPolicy.DEFAULTS,
+            new BinPackPlanner(),
+            2,
+            line -> System.err.println("  " + line));
     double minor = optimize ? optimize(optimizer, table, OptimizingType.MINOR) : 0;
     double full = optimize ? optimize(optimizer, table, OptimizingType.FULL) : 0;
     System.err.printf(

@@ -8,7 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.catalog.Catalogs;
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.TaskResult;
 import io.firn.core.io.DataFileIO;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.RewriteTask;
@@ -19,10 +22,8 @@ import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.S3ProxyProcess;
 import io.firn.testkit.S3Requests;
-import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.executor.ResultCheck;
 import io.firn.worker.executor.RewriteExecutor;
-import io.firn.worker.executor.TaskResult;
 import io.firn.worker.local.LocalOptimizer;
 import io.firn.worker.local.OptimizeReport;
 import java.io.Closeable;
@@ -139,7 +140,8 @@ public final class ObjectStorageCompaction {
       // LocalOptimizer.optimize's steps, with the server's check of every result (as
       // WorkerEndpoint runs it before a commit) between rewrite and commit, on a thread of its own
       // and timed apart: "optimize" is plan + rewrite + commit, as before the check was measured.
-      LocalOptimizer optimizer = new LocalOptimizer(OptimizingPolicy.DEFAULTS, threads, line -> {});
+      LocalOptimizer optimizer =
+          new LocalOptimizer(OptimizingPolicy.DEFAULTS, new BinPackPlanner(), threads, line -> {});
       long started = System.nanoTime();
       OptimizingPlan plan = optimizer.plan(table, type, Instant.now());
       long planned = System.nanoTime();

@@ -5,6 +5,7 @@
 package io.firn.bench;
 
 import io.firn.core.catalog.Catalogs;
+import io.firn.core.commit.Committer;
 import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingHistory;
 import io.firn.core.plan.OptimizingPlan;
@@ -14,7 +15,6 @@ import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.table.PartitionFiles;
 import io.firn.core.table.TableFiles;
 import io.firn.core.table.TableScanner;
-import io.firn.worker.commit.Committer;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -134,7 +134,7 @@ public final class PlanLargeTable {
     }
   }
 
-  /** As {@code LocalOptimizer.history}: when Firn last committed each type, from summaries. */
+  /** As {@code TablePlanner.history}: when Firn last committed each type, from summaries. */
   private static OptimizingHistory history(Table table) {
     Map<OptimizingType, Instant> last = new EnumMap<>(OptimizingType.class);
     int depth = 0;

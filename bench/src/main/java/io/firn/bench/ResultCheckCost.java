@@ -4,13 +4,14 @@
  */
 package io.firn.bench;
 
+import io.firn.core.commit.Committer;
+import io.firn.core.commit.TaskResult;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.policy.OptimizingPolicy;
-import io.firn.worker.commit.Committer;
 import io.firn.worker.executor.ResultCheck;
-import io.firn.worker.executor.TaskResult;
 import io.firn.worker.local.LocalOptimizer;
 import java.time.Instant;
 import java.util.List;
@@ -32,7 +33,8 @@ public final class ResultCheckCost {
     OptimizingType type = OptimizingType.parse(a.get("type", "full"));
     String label = a.get("label", table.name());
     int rounds = (int) a.getLong("rounds", 3);
-    LocalOptimizer optimizer = new LocalOptimizer(OptimizingPolicy.DEFAULTS, 1, line -> {});
+    LocalOptimizer optimizer =
+        new LocalOptimizer(OptimizingPolicy.DEFAULTS, new BinPackPlanner(), 1, line -> {});
     OptimizingPlan plan = optimizer.plan(table, type, Instant.now());
     List<RewriteTask> tasks = plan.tasks();
     long bestRewrite = Long.MAX_VALUE;

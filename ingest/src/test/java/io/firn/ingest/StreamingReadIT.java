@@ -6,9 +6,10 @@ package io.firn.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
-import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.local.LocalOptimizer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -112,7 +113,8 @@ class StreamingReadIT {
           CompletableFuture.supplyAsync(
               () -> {
                 LocalOptimizer optimizer =
-                    new LocalOptimizer(OptimizingPolicy.DEFAULTS, 1, line -> {});
+                    new LocalOptimizer(
+                        OptimizingPolicy.DEFAULTS, new BinPackPlanner(), 1, line -> {});
                 int rewrites = 0;
                 try {
                   for (int commit = 0; commit < COMMITS; commit++) {

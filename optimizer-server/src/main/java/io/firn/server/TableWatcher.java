@@ -6,10 +6,10 @@ package io.firn.server;
 
 import io.dropwizard.lifecycle.Managed;
 import io.firn.core.catalog.CatalogSettings;
+import io.firn.core.commit.Committer;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.table.TableEvaluator;
 import io.firn.server.store.StateStore;
-import io.firn.worker.commit.Committer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

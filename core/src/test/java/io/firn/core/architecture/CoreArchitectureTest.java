@@ -96,6 +96,46 @@ class CoreArchitectureTest {
           .resideInAnyPackage("io.firn.worker..", "io.firn.server..", "io.firn.ingest..")
           .because("dependencies flow downward only");
 
+  /**
+   * The commit contract and the planning front end sit on top of core's other packages: the
+   * planner, the scanner, policies and the protocol never reach up to them, and committing does not
+   * plan.
+   */
+  static final ArchRule COMMIT_AND_FRONT_END_ON_TOP =
+      noClasses()
+          .that()
+          .resideInAnyPackage(
+              "io.firn.core.plan..",
+              "io.firn.core.table..",
+              "io.firn.core.policy..",
+              "io.firn.core.protocol..",
+              "io.firn.core.catalog..",
+              "io.firn.core.io..",
+              "io.firn.core.maintenance..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("io.firn.core.commit..", "io.firn.core.optimize..")
+          .because("dependencies flow downward inside core too (ARCHITECTURE.md, \"Boundaries\")");
+
+  static final ArchRule COMMITTING_DOES_NOT_PLAN =
+      noClasses()
+          .that()
+          .resideInAPackage("io.firn.core.commit..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("io.firn.core.optimize..")
+          .because("the commit contract takes a plan and results; it never makes a plan");
+
+  @Test
+  void commitAndFrontEndOnTop() {
+    COMMIT_AND_FRONT_END_ON_TOP.check(core);
+  }
+
+  @Test
+  void committingDoesNotPlan() {
+    COMMITTING_DOES_NOT_PLAN.check(core);
+  }
+
   @Test
   void planningDoesNoIo() {
     PLANNING_DOES_NO_IO.check(core);

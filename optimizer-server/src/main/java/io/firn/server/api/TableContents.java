@@ -4,7 +4,7 @@
  */
 package io.firn.server.api;
 
-import io.firn.worker.commit.Committer;
+import io.firn.core.commit.Committer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;

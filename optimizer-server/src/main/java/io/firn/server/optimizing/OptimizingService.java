@@ -6,6 +6,8 @@ package io.firn.server.optimizing;
 
 import io.dropwizard.lifecycle.Managed;
 import io.firn.core.maintenance.MaintenanceSettings;
+import io.firn.core.optimize.TablePlanner;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
@@ -28,7 +30,6 @@ import io.firn.server.TableRuntime;
 import io.firn.server.policy.PolicyDecisions;
 import io.firn.server.policy.PolicyRegistry;
 import io.firn.server.store.StateStore;
-import io.firn.worker.local.LocalOptimizer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Instant;
@@ -376,7 +377,8 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     Table loaded = catalogs.load(catalog, namespace, table);
     OptimizingPolicy thresholds =
         state.policies.get().policy().resolve(catalog + "." + namespace + "." + table).thresholds();
-    return new LocalOptimizer(thresholds, 1, line -> {}).plan(loaded, type, state.clock.instant());
+    return new TablePlanner(new BinPackPlanner(), thresholds)
+        .plan(loaded, type, state.clock.instant());
   }
 
   /**

@@ -4,11 +4,11 @@
  */
 package io.firn.server.optimizing;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.Committer;
+import io.firn.core.commit.TaskResult;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.core.table.PartitionKey;
-import io.firn.worker.commit.CommitOutcome;
-import io.firn.worker.commit.Committer;
-import io.firn.worker.executor.TaskResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

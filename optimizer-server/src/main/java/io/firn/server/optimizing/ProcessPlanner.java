@@ -4,6 +4,9 @@
  */
 package io.firn.server.optimizing;
 
+import io.firn.core.optimize.TablePlanner;
+import io.firn.core.optimize.UnsupportedTableException;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
@@ -15,8 +18,6 @@ import io.firn.core.protocol.TaskAssignment;
 import io.firn.core.protocol.TaskCodec;
 import io.firn.server.ServerCatalogs;
 import io.firn.worker.executor.RewriteExecutor;
-import io.firn.worker.local.LocalOptimizer;
-import io.firn.worker.local.UnsupportedTableException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -66,11 +67,11 @@ final class ProcessPlanner {
     Instant now = state.clock.instant();
     try {
       loaded = catalogs.load(table.catalog, table.namespace, table.table);
-      LocalOptimizer optimizer = new LocalOptimizer(policy, 1, line -> {});
+      TablePlanner planner = new TablePlanner(new BinPackPlanner(), policy);
       plan =
           requested == null
-              ? optimizer.planFromCheapSignals(loaded, now)
-              : optimizer.plan(loaded, requested, now);
+              ? planner.planFromCheapSignals(loaded, now)
+              : planner.plan(loaded, requested, now);
       if (requested == null) {
         plan = Windows.restrict(plan, decision.allowed());
         plan = sizeToWindows(table, plan, decision.closesAt(), now);

@@ -4,9 +4,9 @@
  */
 package io.firn.server.optimizing;
 
+import io.firn.core.commit.TaskResult;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.protocol.TaskAssignment;
-import io.firn.worker.executor.TaskResult;
 import java.time.Instant;
 
 /** One task and its current attempt; fields guarded by the service lock. */

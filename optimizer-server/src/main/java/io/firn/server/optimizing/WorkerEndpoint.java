@@ -4,6 +4,7 @@
  */
 package io.firn.server.optimizing;
 
+import io.firn.core.commit.TaskResult;
 import io.firn.core.io.DataFileIO;
 import io.firn.core.protocol.Ack;
 import io.firn.core.protocol.CompleteRequest;
@@ -20,7 +21,6 @@ import io.firn.core.protocol.WorkerProtocol;
 import io.firn.core.table.PartitionKey;
 import io.firn.server.ServerCatalogs;
 import io.firn.worker.executor.ResultCheck;
-import io.firn.worker.executor.TaskResult;
 import io.firn.worker.remote.ResultCodec;
 import java.time.Duration;
 import java.time.Instant;

@@ -7,11 +7,11 @@ package io.firn.server.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.firn.core.commit.Committer;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
-import io.firn.worker.commit.Committer;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

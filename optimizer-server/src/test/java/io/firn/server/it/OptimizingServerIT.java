@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.dropwizard.testing.DropwizardTestSupport;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
@@ -109,7 +110,7 @@ class OptimizingServerIT {
               .as("rows of db.t%d", i)
               .isEqualTo(RowSets.of(generated.get(i).writer().expected().values(), table.schema()));
           assertThat(
-                  new LocalOptimizer(OptimizingPolicy.DEFAULTS, 1, line -> {})
+                  new LocalOptimizer(OptimizingPolicy.DEFAULTS, new BinPackPlanner(), 1, line -> {})
                       .plan(table, null, Instant.now())
                       .hasWork())
               .as("db.t%d is below its triggers", i)

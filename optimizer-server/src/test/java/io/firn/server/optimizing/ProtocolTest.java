@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.dropwizard.util.Duration;
+import io.firn.core.commit.TaskResult;
 import io.firn.core.protocol.Ack;
 import io.firn.core.protocol.FailRequest;
 import io.firn.core.protocol.HeartbeatRequest;
@@ -24,7 +25,6 @@ import io.firn.core.protocol.WorkerProtocol;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
 import io.firn.worker.executor.RewriteExecutor;
-import io.firn.worker.executor.TaskResult;
 import io.firn.worker.remote.ResultCodec;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,6 +6,7 @@ package io.firn.server.optimizing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
@@ -42,7 +43,7 @@ class WindowsTest {
         new CdcTableSpec(4_000, 12, 0.05, 0.02, 0.02, 4, 9L, false, false));
     Table table = catalog.loadTable(TableIdentifier.of("db", "t"));
     plan =
-        new LocalOptimizer(OptimizingPolicy.DEFAULTS, 1, line -> {})
+        new LocalOptimizer(OptimizingPolicy.DEFAULTS, new BinPackPlanner(), 1, line -> {})
             .plan(table, OptimizingType.MAJOR, Instant.now());
     assertThat(plan.duePartitions()).hasSize(4);
   }

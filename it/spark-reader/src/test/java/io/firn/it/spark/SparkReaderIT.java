@@ -6,12 +6,13 @@ package io.firn.it.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
-import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.local.LocalOptimizer;
 import io.firn.worker.local.OptimizeReport;
 import java.io.Closeable;
@@ -111,7 +112,8 @@ class SparkReaderIT {
     assertThat(before).isEqualTo(icebergBefore);
 
     OptimizeReport report =
-        new LocalOptimizer(POLICY, 2, System.out::println).optimize(table, type, Instant.now());
+        new LocalOptimizer(POLICY, new BinPackPlanner(), 2, System.out::println)
+            .optimize(table, type, Instant.now());
 
     assertThat(report.outcomes()).isNotEmpty().allMatch(CommitOutcome::committed);
     table.refresh();

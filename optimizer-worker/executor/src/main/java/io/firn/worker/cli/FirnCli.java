@@ -7,6 +7,9 @@ package io.firn.worker.cli;
 import io.firn.core.catalog.CatalogConnectionException;
 import io.firn.core.catalog.CatalogSettings;
 import io.firn.core.catalog.Catalogs;
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.optimize.UnsupportedTableException;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
@@ -17,11 +20,9 @@ import io.firn.core.policy.PolicyParser;
 import io.firn.core.policy.Sizes;
 import io.firn.core.table.HealthScore;
 import io.firn.core.table.PartitionStatistics;
-import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.executor.TaskFailedException;
 import io.firn.worker.local.LocalOptimizer;
 import io.firn.worker.local.OptimizeReport;
-import io.firn.worker.local.UnsupportedTableException;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -138,7 +139,7 @@ public final class FirnCli {
   private int plan(Arguments arguments) {
     Context context = context(arguments);
     OptimizingPlan plan =
-        new LocalOptimizer(context.policy, 1, s -> {})
+        new LocalOptimizer(context.policy, new BinPackPlanner(), 1, s -> {})
             .plan(context.table, context.type, Instant.now());
     printPlan(plan, context.policy);
     return OK;
@@ -150,7 +151,8 @@ public final class FirnCli {
     if (threads < 1) {
       throw new Arguments.UsageException("option --threads = '" + threads + "' must be at least 1");
     }
-    LocalOptimizer optimizer = new LocalOptimizer(context.policy, threads, out::println);
+    LocalOptimizer optimizer =
+        new LocalOptimizer(context.policy, new BinPackPlanner(), threads, out::println);
     OptimizeReport report = optimizer.optimize(context.table, context.type, Instant.now());
     if (!report.plan().hasWork()) {
       printPlan(report.plan(), context.policy);

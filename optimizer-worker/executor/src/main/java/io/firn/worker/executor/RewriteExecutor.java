@@ -4,6 +4,7 @@
  */
 package io.firn.worker.executor;
 
+import io.firn.core.commit.TaskResult;
 import io.firn.core.io.DataFileIO;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.table.DataFileEntry;

@@ -4,30 +4,26 @@
  */
 package io.firn.worker.local;
 
-import io.firn.core.plan.BinPackPlanner;
-import io.firn.core.plan.OptimizingHistory;
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.Committer;
+import io.firn.core.commit.TaskResult;
+import io.firn.core.optimize.TablePlanner;
+import io.firn.core.optimize.UnsupportedTableException;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
+import io.firn.core.plan.Planner;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.policy.Sizes;
 import io.firn.core.table.PartitionKey;
-import io.firn.core.table.TableEvaluator;
-import io.firn.core.table.TableFiles;
-import io.firn.core.table.TableScanner;
-import io.firn.worker.commit.CommitOutcome;
-import io.firn.worker.commit.Committer;
 import io.firn.worker.executor.RewriteExecutor;
 import io.firn.worker.executor.TaskFailedException;
-import io.firn.worker.executor.TaskResult;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
@@ -38,27 +34,27 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableUtil;
 
 /**
- * Plans and runs optimizing of one table in this JVM: scan, plan, run tasks on N threads, commit
- * each partition's group. A task that fails (missing or corrupt file) aborts the run before
- * anything is committed; a commit conflict fails only its partition.
+ * Plans and runs optimizing of one table in this JVM: plan ({@link TablePlanner} with the given
+ * {@link Planner}), run tasks on N threads, commit each partition's group. A task that fails
+ * (missing or corrupt file) aborts the run before anything is committed; a commit conflict fails
+ * only its partition.
  */
 public final class LocalOptimizer {
-  private static final int HISTORY_DEPTH = 1000;
-
   private final OptimizingPolicy policy;
+  private final TablePlanner planning;
   private final int threads;
   private final Consumer<String> progress;
 
-  public LocalOptimizer(OptimizingPolicy policy, int threads, Consumer<String> progress) {
+  public LocalOptimizer(
+      OptimizingPolicy policy, Planner planner, int threads, Consumer<String> progress) {
     if (threads < 1) {
       throw new IllegalArgumentException("threads = " + threads + ": must be at least 1");
     }
     this.policy = policy;
+    this.planning = new TablePlanner(planner, policy);
     this.threads = threads;
     this.progress = progress;
   }
@@ -70,31 +66,17 @@ public final class LocalOptimizer {
    * @throws UnsupportedTableException when the table is not format version 2
    */
   public OptimizingPlan plan(Table table, OptimizingType requested, Instant now) {
-    checkSupported(table);
-    TableFiles files = TableScanner.scan(table);
-    return new BinPackPlanner().plan(files, policy, history(table), now, requested);
+    return planning.plan(table, requested, now);
   }
 
   /**
    * Plans only the partitions that cheap signals (snapshot summary, partitions metadata table)
    * flag; reads nothing more when none is flagged.
+   *
+   * @throws UnsupportedTableException when the table is not format version 2
    */
   public OptimizingPlan planFromCheapSignals(Table table, Instant now) {
-    checkSupported(table);
-    Snapshot current = table.currentSnapshot();
-    TableEvaluator.Evaluation evaluation = TableEvaluator.evaluate(table, policy);
-    if (!evaluation.needsPlan()) {
-      return OptimizingPlan.skipped(
-          table.name(),
-          current == null ? -1 : current.snapshotId(),
-          current == null ? 0 : current.sequenceNumber(),
-          evaluation.reason());
-    }
-    TableFiles files =
-        evaluation.partitions().isEmpty()
-            ? TableScanner.scan(table, current.snapshotId(), evaluation::includes)
-            : TableScanner.scan(table, current.snapshotId(), evaluation.partitions());
-    return new BinPackPlanner().plan(files, policy, history(table), now, null);
+    return planning.planFromCheapSignals(table, now);
   }
 
   /**
@@ -270,45 +252,5 @@ public final class LocalOptimizer {
           failure.getCause());
     }
     return results;
-  }
-
-  /**
-   * @throws UnsupportedTableException for tables Firn must not optimize
-   */
-  static void checkSupported(Table table) {
-    int version = TableUtil.formatVersion(table);
-    if (version != 2) {
-      throw new UnsupportedTableException(
-          "table "
-              + table.name()
-              + " is format-version "
-              + version
-              + "; Firn optimizes format-version 2 tables only (equality deletes and file-scoped"
-              + " position deletes). Upgrade with: ALTER TABLE ... SET TBLPROPERTIES"
-              + " ('format-version'='2')"
-              + (version > 2 ? " — version 3 deletion vectors are not supported yet" : ""));
-    }
-  }
-
-  /** When Firn last committed each type on this table, from its snapshot summaries. */
-  static OptimizingHistory history(Table table) {
-    Map<OptimizingType, Instant> last = new EnumMap<>(OptimizingType.class);
-    int depth = 0;
-    for (Snapshot snapshot : org.apache.iceberg.util.SnapshotUtil.currentAncestors(table)) {
-      if (++depth > HISTORY_DEPTH) {
-        break;
-      }
-      String type =
-          snapshot.summary() == null ? null : snapshot.summary().get(Committer.OPTIMIZING_TYPE);
-      if (type != null) {
-        try {
-          last.putIfAbsent(
-              OptimizingType.parse(type), Instant.ofEpochMilli(snapshot.timestampMillis()));
-        } catch (IllegalArgumentException ignored) {
-          // A summary written by a newer version; not ours to interpret.
-        }
-      }
-    }
-    return new OptimizingHistory(last);
   }
 }

@@ -4,9 +4,9 @@
  */
 package io.firn.worker.local;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.TaskResult;
 import io.firn.core.plan.OptimizingPlan;
-import io.firn.worker.commit.CommitOutcome;
-import io.firn.worker.executor.TaskResult;
 import java.util.List;
 
 /**

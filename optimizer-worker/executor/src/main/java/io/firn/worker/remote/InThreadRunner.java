@@ -4,12 +4,12 @@
  */
 package io.firn.worker.remote;
 
+import io.firn.core.commit.TaskResult;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.protocol.CompleteRequest;
 import io.firn.core.protocol.TaskAssignment;
 import io.firn.core.protocol.TaskCodec;
 import io.firn.worker.executor.RewriteExecutor;
-import io.firn.worker.executor.TaskResult;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;

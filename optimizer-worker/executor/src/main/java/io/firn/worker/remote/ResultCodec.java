@@ -4,13 +4,13 @@
  */
 package io.firn.worker.remote;
 
+import io.firn.core.commit.TaskResult;
 import io.firn.core.protocol.CompleteRequest;
 import io.firn.core.protocol.FileCodec;
 import io.firn.core.protocol.ProtocolException;
 import io.firn.core.protocol.TaskCounts;
 import io.firn.core.protocol.WireFile;
 import io.firn.core.protocol.WorkerProtocol;
-import io.firn.worker.executor.TaskResult;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.ContentFile;

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The layers of {@code firn-worker-executor} (ARCHITECTURE.md, "Modules"): the executor runs one
- * task and knows nothing above it; the committer sits on the executor; the local optimizer and the
- * worker loop on both; the CLI on top, used by nothing. No engine or server framework appears here:
+ * task and knows nothing above it; the local optimizer and the worker loop sit on it (the commit
+ * contract and the planning front end are core's, ADR 0033); the CLI on top, used by nothing. No engine or server framework appears here:
  * engines live only in their runtime modules.
  */
 class ExecutorArchitectureTest {
@@ -36,8 +36,6 @@ class ExecutorArchitectureTest {
           .consideringOnlyDependenciesInLayers()
           .layer("Executor")
           .definedBy("io.firn.worker.executor..")
-          .layer("Commit")
-          .definedBy("io.firn.worker.commit..")
           .layer("Local")
           .definedBy("io.firn.worker.local..")
           .layer("Remote")
@@ -49,9 +47,7 @@ class ExecutorArchitectureTest {
           .whereLayer("Local")
           .mayOnlyBeAccessedByLayers("Cli")
           .whereLayer("Remote")
-          .mayOnlyBeAccessedByLayers("Cli")
-          .whereLayer("Commit")
-          .mayOnlyBeAccessedByLayers("Local", "Remote", "Cli");
+          .mayOnlyBeAccessedByLayers("Cli");
 
   static final ArchRule NO_ENGINE_OR_SERVER_FRAMEWORK =
       noClasses()

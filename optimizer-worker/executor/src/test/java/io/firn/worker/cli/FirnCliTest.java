@@ -6,6 +6,7 @@ package io.firn.worker.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.core.policy.OptimizingPolicy;
@@ -134,7 +135,7 @@ class FirnCliTest {
       throws IOException {
     Set<Path> filesBefore = filesUnder(warehouse);
     OptimizingPlan expected =
-        new LocalOptimizer(OptimizingPolicy.DEFAULTS, 1, line -> {})
+        new LocalOptimizer(OptimizingPolicy.DEFAULTS, new BinPackPlanner(), 1, line -> {})
             .plan(table, null, Instant.now());
     assertThat(expected.hasWork()).as("the generated table needs minor optimizing").isTrue();
 

@@ -6,6 +6,9 @@ package io.firn.worker.history;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.Committer;
+import io.firn.core.commit.TaskResult;
 import io.firn.core.maintenance.DanglingDeleteRemoval;
 import io.firn.core.maintenance.DanglingDeleteReport;
 import io.firn.core.maintenance.DanglingDeleteSettings;
@@ -15,6 +18,7 @@ import io.firn.core.maintenance.OrphanFileCleanup;
 import io.firn.core.maintenance.SnapshotExpiry;
 import io.firn.core.maintenance.SnapshotExpiryReport;
 import io.firn.core.maintenance.SnapshotExpirySettings;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
@@ -24,12 +28,9 @@ import io.firn.core.protocol.CompleteRequest;
 import io.firn.core.protocol.TaskAssignment;
 import io.firn.core.protocol.TaskCodec;
 import io.firn.core.table.PartitionKey;
-import io.firn.worker.commit.CommitOutcome;
-import io.firn.worker.commit.Committer;
 import io.firn.worker.executor.ResultCheck;
 import io.firn.worker.executor.RewriteExecutor;
 import io.firn.worker.executor.TaskFailedException;
-import io.firn.worker.executor.TaskResult;
 import io.firn.worker.local.LocalOptimizer;
 import io.firn.worker.local.OptimizeReport;
 import io.firn.worker.remote.ResultCodec;
@@ -163,7 +164,7 @@ final class History implements AutoCloseable {
     this.label = label;
     this.policyOverrides = Map.copyOf(policy);
     this.policy = OptimizingPolicy.DEFAULTS.withOverrides(policy);
-    this.optimizer = new LocalOptimizer(this.policy, 2, line -> {});
+    this.optimizer = new LocalOptimizer(this.policy, new BinPackPlanner(), 2, line -> {});
     this.writer = new UpsertWriter(table);
   }
 

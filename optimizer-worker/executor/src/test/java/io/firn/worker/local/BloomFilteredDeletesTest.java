@@ -6,14 +6,15 @@ package io.firn.worker.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.TaskResult;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.TestCatalogs;
-import io.firn.worker.commit.CommitOutcome;
-import io.firn.worker.executor.TaskResult;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
@@ -51,7 +52,7 @@ class BloomFilteredDeletesTest {
         OptimizingPolicy.DEFAULTS.withOverrides(
             Map.of("equality-delete.bloom-threshold", bloomThreshold, "target-size", "48KiB"));
     OptimizeReport report =
-        new LocalOptimizer(policy, 2, line -> {})
+        new LocalOptimizer(policy, new BinPackPlanner(), 2, line -> {})
             .optimize(table, OptimizingType.FULL, Instant.now());
     assertThat(report.outcomes()).isNotEmpty().allMatch(CommitOutcome::committed);
     assertThat(report.results()).hasSizeGreaterThan(2);

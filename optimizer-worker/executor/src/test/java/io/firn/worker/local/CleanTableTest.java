@@ -6,6 +6,7 @@ package io.firn.worker.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.table.TableEvaluator;
@@ -35,7 +36,8 @@ class CleanTableTest {
     OptimizingPolicy policy = OptimizingPolicy.DEFAULTS;
     assertThat(TableEvaluator.evaluate(table, policy).needsPlan()).isTrue();
 
-    new LocalOptimizer(policy, 2, line -> {}).optimize(table, OptimizingType.FULL, Instant.now());
+    new LocalOptimizer(policy, new BinPackPlanner(), 2, line -> {})
+        .optimize(table, OptimizingType.FULL, Instant.now());
     table.refresh();
 
     TableEvaluator.Evaluation after = TableEvaluator.evaluate(table, policy);
@@ -45,7 +47,7 @@ class CleanTableTest {
             "6 partition(s): none has delete files or 2 or more data files averaging below 96.0 MiB"
                 + " (min-target-size-ratio × target-size)");
     assertThat(
-            new LocalOptimizer(policy, 1, line -> {})
+            new LocalOptimizer(policy, new BinPackPlanner(), 1, line -> {})
                 .optimize(table, null, Instant.now())
                 .plan()
                 .note())

@@ -6,6 +6,9 @@ package io.firn.worker.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.TaskResult;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
@@ -17,9 +20,7 @@ import io.firn.testkit.CdcWriter;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.TestCatalogs;
-import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.executor.RewriteExecutor;
-import io.firn.worker.executor.TaskResult;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -79,7 +80,7 @@ class ConcurrentWriterTest {
     upserts.start();
 
     List<CommitOutcome> outcomes = new ArrayList<>();
-    LocalOptimizer optimizer = new LocalOptimizer(POLICY, 2, line -> {});
+    LocalOptimizer optimizer = new LocalOptimizer(POLICY, new BinPackPlanner(), 2, line -> {});
     long writerCommitsBefore = writer.commits();
     try {
       for (OptimizingType type :
@@ -121,7 +122,7 @@ class ConcurrentWriterTest {
     Table table = catalog.loadTable(id);
     long snapshotBefore = table.currentSnapshot().snapshotId();
 
-    LocalOptimizer optimizer = new LocalOptimizer(POLICY, 2, line -> {});
+    LocalOptimizer optimizer = new LocalOptimizer(POLICY, new BinPackPlanner(), 2, line -> {});
     OptimizingPlan plan = optimizer.plan(table, OptimizingType.FULL, Instant.now());
     String processId = RewriteExecutor.newOperationId();
     List<TaskResult> results = optimizer.runTasks(table, plan, processId);

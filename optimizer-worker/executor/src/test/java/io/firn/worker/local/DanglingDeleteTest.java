@@ -6,12 +6,13 @@ package io.firn.worker.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.TestCatalogs;
-import io.firn.worker.commit.CommitOutcome;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
@@ -76,7 +77,8 @@ class DanglingDeleteTest {
     assertThat(rows).hasSize(3);
     assertThat(Tables.totalDeleteFiles(table)).isEqualTo(1);
 
-    LocalOptimizer optimizer = new LocalOptimizer(OptimizingPolicy.DEFAULTS, 1, line -> {});
+    LocalOptimizer optimizer =
+        new LocalOptimizer(OptimizingPolicy.DEFAULTS, new BinPackPlanner(), 1, line -> {});
     OptimizingPlan plan = optimizer.plan(table, null, Instant.now());
     PartitionPlan partition =
         plan.partitions().stream()

@@ -6,11 +6,12 @@ package io.firn.worker.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.TaskResult;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
-import io.firn.worker.commit.CommitOutcome;
-import io.firn.worker.executor.TaskResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -135,7 +136,7 @@ class DeleteScopeTest {
   }
 
   private static LocalOptimizer optimizer() {
-    return new LocalOptimizer(OptimizingPolicy.DEFAULTS, 2, line -> {});
+    return new LocalOptimizer(OptimizingPolicy.DEFAULTS, new BinPackPlanner(), 2, line -> {});
   }
 
   /** Every live row as {@code id -> [v, ...]}: a duplicated key shows as two values. */

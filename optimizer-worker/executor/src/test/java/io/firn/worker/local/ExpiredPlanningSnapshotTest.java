@@ -6,11 +6,12 @@ package io.firn.worker.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.TaskResult;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
-import io.firn.worker.commit.CommitOutcome;
-import io.firn.worker.executor.TaskResult;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -36,7 +37,8 @@ class ExpiredPlanningSnapshotTest {
     UpsertCommits writer = new UpsertCommits(table);
     writer.upsert(0, 99, "a");
     writer.upsert(0, 9, "b");
-    LocalOptimizer optimizer = new LocalOptimizer(OptimizingPolicy.DEFAULTS, 1, line -> {});
+    LocalOptimizer optimizer =
+        new LocalOptimizer(OptimizingPolicy.DEFAULTS, new BinPackPlanner(), 1, line -> {});
     OptimizingPlan plan = optimizer.plan(table, OptimizingType.FULL, Instant.now());
     List<TaskResult> results = optimizer.runTasks(table, plan, "p1");
     writer.upsert(200, 201, "c");
@@ -75,7 +77,7 @@ class ExpiredPlanningSnapshotTest {
       even.put(id, "a" + id);
     }
     writer.commit(even, List.of());
-    new LocalOptimizer(OptimizingPolicy.DEFAULTS, 1, line -> {})
+    new LocalOptimizer(OptimizingPolicy.DEFAULTS, new BinPackPlanner(), 1, line -> {})
         .optimize(table, OptimizingType.FULL, Instant.now());
     table.updateSpec().removeField("id_bucket").commit();
     // Keys inside every file's bounds that no file holds: the delete applies, and hides nothing.
@@ -83,7 +85,10 @@ class ExpiredPlanningSnapshotTest {
     // Small targets: the ~200-row files are segments, so minor converts them instead of rewriting.
     LocalOptimizer optimizer =
         new LocalOptimizer(
-            OptimizingPolicy.DEFAULTS.withOverrides(Map.of("target-size", "2KiB")), 1, line -> {});
+            OptimizingPolicy.DEFAULTS.withOverrides(Map.of("target-size", "2KiB")),
+            new BinPackPlanner(),
+            1,
+            line -> {});
     OptimizingPlan plan = optimizer.plan(table, OptimizingType.MINOR, Instant.now());
     assertThat(plan.duePartitions())
         .as("minor converts the bucketed files, rewrites nothing: %s", plan)

@@ -6,6 +6,8 @@ package io.firn.worker.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
@@ -20,7 +22,6 @@ import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.TestCatalogs;
-import io.firn.worker.commit.CommitOutcome;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashSet;
@@ -67,7 +68,7 @@ class OptimizingRoundTripTest {
     assertThat(eqDeletesBefore).isNotEmpty();
     Set<String> dataBefore = dataFiles(table);
 
-    LocalOptimizer optimizer = new LocalOptimizer(POLICY, 2, line -> {});
+    LocalOptimizer optimizer = new LocalOptimizer(POLICY, new BinPackPlanner(), 2, line -> {});
     OptimizeReport report = optimizer.optimize(table, type, Instant.now());
 
     assertThat(report.outcomes()).isNotEmpty().allMatch(CommitOutcome::committed);

@@ -6,6 +6,8 @@ package io.firn.worker.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
@@ -16,7 +18,6 @@ import io.firn.core.table.PartitionKey;
 import io.firn.core.table.TableScanner;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.TestCatalogs;
-import io.firn.worker.commit.CommitOutcome;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -113,7 +114,7 @@ class OutputSizingTest {
     writeInputs(table, target);
     Map<String, Long> before = RowSets.read(table);
 
-    LocalOptimizer optimizer = new LocalOptimizer(policy, 2, line -> {});
+    LocalOptimizer optimizer = new LocalOptimizer(policy, new BinPackPlanner(), 2, line -> {});
     OptimizeReport report = optimizer.optimize(table, type, Instant.now());
     assertThat(report.outcomes()).isNotEmpty().allMatch(CommitOutcome::committed);
     table.refresh();

@@ -6,9 +6,10 @@ package io.firn.worker.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
-import io.firn.worker.commit.CommitOutcome;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -114,7 +115,8 @@ class PostgresConcurrencyTest {
       threads.add(
           new Thread(
               () -> {
-                LocalOptimizer optimizer = new LocalOptimizer(policy, 1, line -> {});
+                LocalOptimizer optimizer =
+                    new LocalOptimizer(policy, new BinPackPlanner(), 1, line -> {});
                 try {
                   while (!stop.get()) {
                     table.refresh();

@@ -8,13 +8,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.firn.core.commit.TaskResult;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.worker.executor.ResultCheck;
 import io.firn.worker.executor.RewriteExecutor;
-import io.firn.worker.executor.TaskResult;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -93,6 +94,7 @@ class ResultCheckTest {
     OptimizingPlan plan =
         new LocalOptimizer(
                 OptimizingPolicy.DEFAULTS.withOverrides(Map.of("target-size", "1KiB")),
+                new BinPackPlanner(),
                 1,
                 line -> {})
             .plan(table, OptimizingType.MINOR, Instant.now());

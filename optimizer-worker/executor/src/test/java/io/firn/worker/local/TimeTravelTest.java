@@ -6,13 +6,14 @@ package io.firn.worker.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.commit.CommitOutcome;
 import io.firn.core.maintenance.OrphanCleanupSettings;
 import io.firn.core.maintenance.OrphanFileCleanup;
 import io.firn.core.maintenance.SnapshotExpiry;
 import io.firn.core.maintenance.SnapshotExpirySettings;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
-import io.firn.worker.commit.CommitOutcome;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -55,7 +56,8 @@ class TimeTravelTest {
     assertThat(then).hasSize(97);
     writer.upsert(30, 39, "c");
 
-    LocalOptimizer optimizer = new LocalOptimizer(OptimizingPolicy.DEFAULTS, 1, line -> {});
+    LocalOptimizer optimizer =
+        new LocalOptimizer(OptimizingPolicy.DEFAULTS, new BinPackPlanner(), 1, line -> {});
     OptimizeReport report = optimizer.optimize(table, OptimizingType.FULL, Instant.now());
     assertThat(report.outcomes()).isNotEmpty().allMatch(CommitOutcome::committed);
     assertThat(Tables.totalDeleteFiles(table)).isZero();

@@ -8,6 +8,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.Committer;
+import io.firn.core.commit.TaskResult;
+import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.RewriteTask;
@@ -22,10 +26,7 @@ import io.firn.core.table.DataFileEntry;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
-import io.firn.worker.commit.CommitOutcome;
-import io.firn.worker.commit.Committer;
 import io.firn.worker.executor.RewriteExecutor;
-import io.firn.worker.executor.TaskResult;
 import io.firn.worker.local.LocalOptimizer;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -63,7 +64,8 @@ class WireCodecTest {
     Map<String, Long> before = RowSets.read(table);
 
     OptimizingPlan plan =
-        new LocalOptimizer(POLICY, 1, line -> {}).plan(table, OptimizingType.MAJOR, Instant.now());
+        new LocalOptimizer(POLICY, new BinPackPlanner(), 1, line -> {})
+            .plan(table, OptimizingType.MAJOR, Instant.now());
     assertThat(plan.tasks()).isNotEmpty();
     List<TaskResult> results = new ArrayList<>();
     int deletesSeen = 0;

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: Apache-2.0
  * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
  */
-package io.firn.worker.commit;
+package io.firn.core.commit;
 
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
@@ -10,7 +10,6 @@ import io.firn.core.plan.PartitionPlan;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.table.DataFileEntry;
 import io.firn.core.table.PartitionKey;
-import io.firn.worker.executor.TaskResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

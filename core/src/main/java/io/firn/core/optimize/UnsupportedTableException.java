@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: Apache-2.0
  * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
  */
-package io.firn.worker.local;
+package io.firn.core.optimize;
 
 /** The table cannot be optimized by Firn as it is; the message says why and what to do. */
 public class UnsupportedTableException extends RuntimeException {
