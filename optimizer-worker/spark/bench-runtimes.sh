@@ -4,7 +4,7 @@
 #
 #   optimizer-worker/spark/bench-runtimes.sh [--rows 400000] [--commits 40] [--buckets 8] [--slots 2]
 #
-# Needs a build: mvn -B install -DskipTests -pl optimizer-server,optimizer-worker/flink,optimizer-worker/spark -am
+# Needs a build: mvn -B install -DskipTests -pl optimizer-server,cli,optimizer-worker/flink,optimizer-worker/spark -am
 # (MVN overrides the Maven command used to resolve the two classpaths, e.g. MVN="mvn -B -q -o").
 set -euo pipefail
 
@@ -15,7 +15,7 @@ FLINK="$ROOT/optimizer-worker/flink"
 OUT="$SPARK/target/bench-runtimes"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 
-for need in "$ROOT/optimizer-server/target/lib" "$ROOT/optimizer-worker/executor/target/lib" \
+for need in "$ROOT/optimizer-server/target/lib" "$ROOT/cli/target/lib" \
             "$FLINK/target/classes" "$SPARK/target/classes"; do
   [[ -d "$need" ]] || { echo "bench-runtimes: $need is missing; build first (see the header)" >&2; exit 1; }
 done
@@ -41,5 +41,5 @@ export SPARK_LOCAL_IP=127.0.0.1
   -Dfirn.server.home="$ROOT/optimizer-server/target" \
   -cp "$SPARK/target/test-classes:$SPARK/target/classes:$(cat "$SPARK/target/classpath.txt")" \
   io.firn.worker.spark.RuntimeComparisonBench \
-  --dir "$OUT" --executor-home "$ROOT/optimizer-worker/executor/target" \
+  --dir "$OUT" --cli-home "$ROOT/cli/target" \
   --flink-classpath "$FLINK/target/worker-classpath.txt" "$@"

@@ -48,10 +48,7 @@ class ServerArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(
-              "io.firn.worker.cli..",
-              "io.firn.ingest..",
-              "org.apache.flink..",
-              "org.apache.spark..")
+              "io.firn.cli..", "io.firn.ingest..", "org.apache.flink..", "org.apache.spark..")
           .because("the server hosts the executor in-thread; engines run in their own runtimes");
 
   @Test

@@ -8,13 +8,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.dropwizard.testing.DropwizardTestSupport;
+import io.firn.cli.FirnCli;
 import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.RowSets;
-import io.firn.worker.cli.FirnCli;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

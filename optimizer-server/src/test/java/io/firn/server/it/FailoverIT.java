@@ -381,7 +381,7 @@ class FailoverIT {
     command.add("-Xmx768m");
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
-    command.add("io.firn.worker.cli.FirnCli");
+    command.add("io.firn.cli.FirnCli");
     command.addAll(List.of("worker", "local", "--server", servers, "--slots", "1", "--name", "w"));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.redirectOutput(log.toFile());

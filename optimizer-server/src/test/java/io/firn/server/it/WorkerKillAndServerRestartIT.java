@@ -181,7 +181,7 @@ class WorkerKillAndServerRestartIT {
     command.add("-Xmx1g");
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
-    command.add("io.firn.worker.cli.FirnCli");
+    command.add("io.firn.cli.FirnCli");
     command.addAll(List.of("worker", "local", "--server", server, "--slots", "1", "--name", "a"));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.redirectOutput(log.toFile());

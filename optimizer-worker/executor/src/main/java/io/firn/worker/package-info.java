@@ -1,2 +1,2 @@
-/** The rewrite executor and the committer. */
+/** The rewrite executor, the local optimizer and the worker loop every runtime hosts. */
 package io.firn.worker;

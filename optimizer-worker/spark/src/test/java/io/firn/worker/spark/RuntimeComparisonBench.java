@@ -57,7 +57,7 @@ public final class RuntimeComparisonBench {
     int buckets = Integer.parseInt(options.getOrDefault("buckets", "8"));
     int slots = Integer.parseInt(options.getOrDefault("slots", "2"));
     Path dir = Path.of(options.getOrDefault("dir", "target/bench-runtimes"));
-    Path executorHome = Path.of(require(options, "executor-home"));
+    Path cliHome = Path.of(require(options, "cli-home"));
     String flinkClasspath = Files.readString(Path.of(require(options, "flink-classpath"))).trim();
     Path out = Path.of(options.getOrDefault("out", dir.resolve("result.json").toString()));
     if (Files.exists(dir)) {
@@ -79,7 +79,7 @@ public final class RuntimeComparisonBench {
         String table = "r" + i;
         server.start(OPTIMIZING, "lake.bench." + table, "state-" + table);
         String api = server.api();
-        Process worker = startWorker(runtime, server, executorHome, flinkClasspath, slots, dir);
+        Process worker = startWorker(runtime, server, cliHome, flinkClasspath, slots, dir);
         long start = System.nanoTime();
         try {
           while (!done(api, table)) {
@@ -148,7 +148,7 @@ public final class RuntimeComparisonBench {
   private static Process startWorker(
       String runtime,
       ServerProcess server,
-      Path executorHome,
+      Path cliHome,
       String flinkClasspath,
       int slots,
       Path dir)
@@ -168,12 +168,12 @@ public final class RuntimeComparisonBench {
         command.addAll(
             List.of(
                 "-cp",
-                executorHome.resolve("firn-worker-executor-0.1.0-SNAPSHOT.jar")
+                cliHome.resolve("firn-cli-0.1.0-SNAPSHOT.jar")
                     + File.pathSeparator
-                    + executorHome.resolve("lib")
+                    + cliHome.resolve("lib")
                     + File.separator
                     + "*",
-                "io.firn.worker.cli.FirnCli",
+                "io.firn.cli.FirnCli",
                 "worker",
                 "local"));
       }

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: Apache-2.0
  * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
  */
-package io.firn.worker.cli;
+package io.firn.cli;
 
 import io.firn.worker.remote.HttpWorkerProtocol;
 import io.firn.worker.remote.Worker;

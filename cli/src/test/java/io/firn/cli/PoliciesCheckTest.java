@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: Apache-2.0
  * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
  */
-package io.firn.worker.cli;
+package io.firn.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,7 +30,7 @@ class PoliciesCheckTest {
 
   @Test
   void theShippedDefaultPolicyPasses() {
-    Path shipped = Path.of("..", "..", "policies", "default.yaml");
+    Path shipped = Path.of("..", "policies", "default.yaml");
 
     assertThat(run("policies", "check", shipped.toString())).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8)).startsWith(shipped + ": ok (");
