@@ -9,16 +9,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.ScratchDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.Locale;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
@@ -34,37 +31,35 @@ import org.junit.jupiter.api.io.TempDir;
  * a database this test creates and drops.
  */
 class PostgresCatalogTest {
-  private static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/";
-  private static final String USER = System.getProperty("firn.test.pg.user", "postgres");
 
   @TempDir Path warehouse;
-  private String database;
+  private ScratchDatabase database;
 
   @BeforeEach
-  void createDatabase() throws Exception {
-    database = "firn_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    try (Connection c = DriverManager.getConnection(SERVER + "postgres?user=" + USER);
-        Statement s = c.createStatement()) {
-      s.execute("CREATE DATABASE " + database);
-    }
+  void createDatabase() {
+    database = ScratchDatabase.create("firn_test_");
   }
 
   @AfterEach
-  void dropDatabase() throws Exception {
-    try (Connection c = DriverManager.getConnection(SERVER + "postgres?user=" + USER);
-        Statement s = c.createStatement()) {
-      s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
-    }
+  void dropDatabase() {
+    database.close();
   }
 
   @Test
   void optimizesATableOfAPostgresJdbcCatalogAndKeepsItsRows() {
-    String uri = SERVER + database;
+    String uri = database.uri();
     Catalog catalog =
         CatalogUtil.buildIcebergCatalog(
             "firn",
             Map.of(
-                "type", "jdbc", "uri", uri, "jdbc.user", USER, "warehouse", warehouse.toString()),
+                "type",
+                "jdbc",
+                "uri",
+                uri,
+                "jdbc.user",
+                database.user(),
+                "warehouse",
+                warehouse.toString()),
             new Configuration());
     CdcTableGenerator.generate(catalog, TableIdentifier.of("db", "pg"), CdcTableSpec.small(2));
     Table table = catalog.loadTable(TableIdentifier.of("db", "pg"));
@@ -83,7 +78,7 @@ class PostgresCatalogTest {
                   "--catalog-uri",
                   uri,
                   "--catalog-property",
-                  "jdbc.user=" + USER,
+                  "jdbc.user=" + database.user(),
                   "--warehouse",
                   warehouse.toString(),
                   "--table",

@@ -6,6 +6,7 @@ package io.firn.core.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.testkit.KeyedPartTable;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.TestCatalogs;
 import java.nio.file.Path;
@@ -16,43 +17,21 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
-import org.apache.iceberg.PartitionData;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.EqualityDeleteWriter;
-import org.apache.iceberg.deletes.PositionDelete;
-import org.apache.iceberg.deletes.PositionDeleteWriter;
-import org.apache.iceberg.hadoop.HadoopCatalog;
-import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Delete files no live data file needs are removed in a validated, tagged commit. */
 class DanglingDeleteRemovalTest {
-  private static final Schema SCHEMA =
-      new Schema(
-          Types.NestedField.required(1, "id", Types.LongType.get()),
-          Types.NestedField.required(2, "part", Types.StringType.get()));
-  private static final PartitionSpec SPEC =
-      PartitionSpec.builderFor(SCHEMA).identity("part").build();
-
   @TempDir Path warehouse;
 
+  private KeyedPartTable keyed;
   private Table table;
-  private GenericFileWriterFactory writers;
-  private OutputFileFactory files;
   private DeleteFile liveEquality;
   private Set<String> dangling;
 
@@ -63,28 +42,18 @@ class DanglingDeleteRemovalTest {
    * delete and no data at all.
    */
   @BeforeEach
-  void createTable() throws Exception {
-    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
-    table =
-        catalog.createTable(
-            TableIdentifier.of("db", "dangling"), SCHEMA, SPEC, Map.of("format-version", "2"));
-    writers =
-        new GenericFileWriterFactory.Builder(table)
-            .dataFileFormat(FileFormat.PARQUET)
-            .deleteFileFormat(FileFormat.PARQUET)
-            .equalityFieldIds(new int[] {1})
-            .equalityDeleteRowSchema(SCHEMA.select("id"))
-            .build();
-    files = OutputFileFactory.builderFor(table, 1, 1).build();
-
-    DataFile a = writeData("a", 10, 11);
-    DataFile b = writeData("b", 1, 2, 3);
-    DataFile c = writeData("c", 5, 6);
+  void createTable() {
+    keyed =
+        KeyedPartTable.create(TestCatalogs.hadoop(warehouse), TableIdentifier.of("db", "dangling"));
+    table = keyed.table();
+    DataFile a = keyed.data("a", 10, 11);
+    DataFile b = keyed.data("b", 1, 2, 3);
+    DataFile c = keyed.data("c", 5, 6);
     table.newAppend().appendFile(a).appendFile(b).appendFile(c).commit();
-    liveEquality = writeEqualityDelete("a", 11);
-    DeleteFile danglingEquality = writeEqualityDelete("b", 2);
-    DeleteFile danglingPosition = writePositionDelete("c", c.location(), 0);
-    DeleteFile emptyPartition = writeEqualityDelete("d", 99);
+    liveEquality = keyed.equalityDelete("a", 11);
+    DeleteFile danglingEquality = keyed.equalityDelete("b", 2);
+    DeleteFile danglingPosition = keyed.positionDelete("c", c.location(), 0);
+    DeleteFile emptyPartition = keyed.equalityDelete("d", 99);
     table
         .newRowDelta()
         .addDeletes(liveEquality)
@@ -92,8 +61,8 @@ class DanglingDeleteRemovalTest {
         .addDeletes(danglingPosition)
         .addDeletes(emptyPartition)
         .commit();
-    table.newOverwrite().deleteFile(b).addFile(writeData("b", 1, 3)).commit();
-    table.newOverwrite().deleteFile(c).addFile(writeData("c", 6)).commit();
+    table.newOverwrite().deleteFile(b).addFile(keyed.data("b", 1, 3)).commit();
+    table.newOverwrite().deleteFile(c).addFile(keyed.data("c", 6)).commit();
     dangling =
         Set.of(danglingEquality.location(), danglingPosition.location(), emptyPartition.location());
   }
@@ -162,48 +131,5 @@ class DanglingDeleteRemovalTest {
       }
     }
     return live;
-  }
-
-  private DataFile writeData(String part, long... ids) throws Exception {
-    DataWriter<Record> writer =
-        writers.newDataWriter(files.newOutputFile(SPEC, partition(part)), SPEC, partition(part));
-    try (writer) {
-      for (long id : ids) {
-        Record row = GenericRecord.create(SCHEMA);
-        row.setField("id", id);
-        row.setField("part", part);
-        writer.write(row);
-      }
-    }
-    return writer.toDataFile();
-  }
-
-  private DeleteFile writeEqualityDelete(String part, long id) throws Exception {
-    EqualityDeleteWriter<Record> writer =
-        writers.newEqualityDeleteWriter(
-            files.newOutputFile(SPEC, partition(part)), SPEC, partition(part));
-    try (writer) {
-      Record key = GenericRecord.create(SCHEMA.select("id"));
-      key.setField("id", id);
-      writer.write(key);
-    }
-    return writer.toDeleteFile();
-  }
-
-  private DeleteFile writePositionDelete(String part, String path, long position) throws Exception {
-    PositionDeleteWriter<Record> writer =
-        writers.newPositionDeleteWriter(
-            files.newOutputFile(SPEC, partition(part)), SPEC, partition(part));
-    try (writer) {
-      PositionDelete<Record> delete = PositionDelete.create();
-      writer.write(delete.set(path, position));
-    }
-    return writer.toDeleteFile();
-  }
-
-  private static PartitionData partition(String part) {
-    PartitionData data = new PartitionData(SPEC.partitionType());
-    data.set(0, part);
-    return data;
   }
 }

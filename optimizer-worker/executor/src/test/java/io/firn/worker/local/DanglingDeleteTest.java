@@ -11,6 +11,7 @@ import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.core.policy.OptimizingPolicy;
+import io.firn.testkit.KeyedPartTable;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.TestCatalogs;
 import java.nio.file.Path;
@@ -19,59 +20,31 @@ import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionData;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.EqualityDeleteWriter;
-import org.apache.iceberg.hadoop.HadoopCatalog;
-import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Delete files that can no longer apply to any live data file are found and removed. */
 class DanglingDeleteTest {
-  private static final Schema SCHEMA =
-      new Schema(
-          Types.NestedField.required(1, "id", Types.LongType.get()),
-          Types.NestedField.required(2, "part", Types.StringType.get()));
-  private static final PartitionSpec SPEC =
-      PartitionSpec.builderFor(SCHEMA).identity("part").build();
-
   @TempDir Path warehouse;
 
   @Test
   void anEqualityDeleteOlderThanEveryLiveDataFileIsPlannedAndRemoved() throws Exception {
-    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
-    Table table =
-        catalog.createTable(
-            TableIdentifier.of("db", "dangling"), SCHEMA, SPEC, Map.of("format-version", "2"));
-    GenericFileWriterFactory writers =
-        new GenericFileWriterFactory.Builder(table)
-            .dataFileFormat(FileFormat.PARQUET)
-            .deleteFileFormat(FileFormat.PARQUET)
-            .equalityFieldIds(new int[] {1})
-            .equalityDeleteRowSchema(SCHEMA.select("id"))
-            .build();
-    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, 1).build();
+    KeyedPartTable keyed =
+        KeyedPartTable.create(TestCatalogs.hadoop(warehouse), TableIdentifier.of("db", "dangling"));
+    Table table = keyed.table();
 
     // Partition a keeps a file of the first sequence number, so Iceberg does not drop the
     // delete by itself (it drops deletes older than every live data file of the table).
-    DataFile other = writeData(writers, files, "a", 10);
-    DataFile first = writeData(writers, files, "b", 1, 2, 3);
+    DataFile other = keyed.data("a", 10);
+    DataFile first = keyed.data("b", 1, 2, 3);
     table.newAppend().appendFile(other).appendFile(first).commit();
-    DeleteFile deleteTwo = writeEqualityDelete(writers, files, "b", 2);
+    DeleteFile deleteTwo = keyed.equalityDelete("b", 2);
     table.newRowDelta().addDeletes(deleteTwo).commit();
     // Another tool rewrites partition b without dropping the delete: the new file has a higher
     // sequence number, so the delete applies to nothing any more.
-    DataFile rewritten = writeData(writers, files, "b", 1, 3);
+    DataFile rewritten = keyed.data("b", 1, 3);
     table.newOverwrite().deleteFile(first).addFile(rewritten).commit();
     Map<String, Long> rows = RowSets.read(table);
     assertThat(rows).hasSize(3);
@@ -96,41 +69,5 @@ class DanglingDeleteTest {
     assertThat(Tables.liveDeleteFiles(table, FileContent.EQUALITY_DELETES)).isEmpty();
     assertThat(Tables.totalDeleteFiles(table)).isZero();
     assertThat(RowSets.read(table)).isEqualTo(rows);
-  }
-
-  private static DataFile writeData(
-      GenericFileWriterFactory writers, OutputFileFactory files, String part, long... ids)
-      throws Exception {
-    DataWriter<Record> writer =
-        writers.newDataWriter(files.newOutputFile(SPEC, partition(part)), SPEC, partition(part));
-    try (writer) {
-      for (long id : ids) {
-        Record row = GenericRecord.create(SCHEMA);
-        row.setField("id", id);
-        row.setField("part", part);
-        writer.write(row);
-      }
-    }
-    return writer.toDataFile();
-  }
-
-  private static DeleteFile writeEqualityDelete(
-      GenericFileWriterFactory writers, OutputFileFactory files, String part, long id)
-      throws Exception {
-    EqualityDeleteWriter<Record> writer =
-        writers.newEqualityDeleteWriter(
-            files.newOutputFile(SPEC, partition(part)), SPEC, partition(part));
-    try (writer) {
-      Record key = GenericRecord.create(SCHEMA.select("id"));
-      key.setField("id", id);
-      writer.write(key);
-    }
-    return writer.toDeleteFile();
-  }
-
-  private static PartitionData partition(String part) {
-    PartitionData data = new PartitionData(SPEC.partitionType());
-    data.set(0, part);
-    return data;
   }
 }

@@ -10,12 +10,10 @@ import io.firn.core.commit.CommitOutcome;
 import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
+import io.firn.testkit.ScratchDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -25,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -55,30 +52,21 @@ import org.junit.jupiter.api.io.TempDir;
  * exactly the writer's rows at that commit, a Firn snapshot exactly its parent's.
  */
 class PostgresConcurrencyTest {
-  private static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/";
-  private static final String USER = System.getProperty("firn.test.pg.user", "postgres");
   private static final TableIdentifier ID = TableIdentifier.of("db", "race");
   private static final int KEYS = 400;
   private static final int WRITER_COMMITS = 45;
 
   @TempDir Path warehouse;
-  private String database;
+  private ScratchDatabase database;
 
   @BeforeEach
-  void createDatabase() throws Exception {
-    database = "firn_race_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    try (Connection c = DriverManager.getConnection(SERVER + "postgres?user=" + USER);
-        Statement s = c.createStatement()) {
-      s.execute("CREATE DATABASE " + database);
-    }
+  void createDatabase() {
+    database = ScratchDatabase.create("firn_race_");
   }
 
   @AfterEach
-  void dropDatabase() throws Exception {
-    try (Connection c = DriverManager.getConnection(SERVER + "postgres?user=" + USER);
-        Statement s = c.createStatement()) {
-      s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
-    }
+  void dropDatabase() {
+    database.close();
   }
 
   @Test
@@ -209,9 +197,9 @@ class PostgresConcurrencyTest {
             "type",
             "jdbc",
             "uri",
-            SERVER + database,
+            database.uri(),
             "jdbc.user",
-            USER,
+            database.user(),
             "warehouse",
             warehouse.toString()),
         new Configuration());
