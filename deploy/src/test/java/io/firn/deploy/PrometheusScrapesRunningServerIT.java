@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.firn.deploy.MetricCatalogue.Metric;
 import io.firn.deploy.MetricCatalogue.Section;
+import io.firn.testkit.Http;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@
 package io.firn.deploy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.firn.testkit.Http;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;

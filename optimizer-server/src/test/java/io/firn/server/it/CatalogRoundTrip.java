@@ -14,6 +14,7 @@ import io.firn.server.FirnServerConfiguration;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.Http;
 import io.firn.testkit.RowSets;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -12,6 +12,7 @@ import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.Http;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

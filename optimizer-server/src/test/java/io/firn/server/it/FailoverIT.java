@@ -11,6 +11,7 @@ import io.firn.core.commit.Committer;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.Http;
 import io.firn.testkit.RowSets;
 import java.io.IOException;
 import java.net.ServerSocket;

@@ -16,6 +16,7 @@ import io.firn.server.FirnServerConfiguration;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.Http;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.S3ProxyProcess;
 import io.firn.testkit.S3Requests;

@@ -11,6 +11,7 @@ import io.dropwizard.testing.DropwizardTestSupport;
 import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
 import io.firn.testkit.CdcTableSpec;
+import io.firn.testkit.Http;
 import io.firn.testkit.PostgresInstance;
 import java.nio.file.Path;
 import java.sql.Connection;

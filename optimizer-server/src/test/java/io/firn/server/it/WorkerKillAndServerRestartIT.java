@@ -12,6 +12,7 @@ import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.Http;
 import io.firn.testkit.RowSets;
 import io.firn.worker.remote.HttpWorkerProtocol;
 import io.firn.worker.remote.Worker;

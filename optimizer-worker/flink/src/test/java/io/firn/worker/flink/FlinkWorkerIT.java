@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.Http;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.S3Lake;
 import io.firn.testkit.ServerProcess;

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.Http;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.ServerProcess;
 import java.io.File;

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: Apache-2.0
  * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
  */
-package io.firn.server.it;
+package io.firn.testkit;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,30 +16,33 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-/** A small JSON-over-HTTP client for the tests. */
-final class Http {
-  static final ObjectMapper JSON = new ObjectMapper();
+/** A small JSON-over-HTTP client for tests that talk to a running server. */
+public final class Http {
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient CLIENT =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
-  /** A response: status and body. */
-  record Answer(int status, String body, String contentType) {
-    Map<String, Object> map() {
+  /** A response: status, body and content type ({@code ""} when there is none). */
+  public record Answer(int status, String body, String contentType) {
+    /** The body as a JSON object. */
+    public Map<String, Object> map() {
       return read(body, new TypeReference<>() {});
     }
 
-    List<Map<String, Object>> list() {
+    /** The body as a JSON array of objects. */
+    public List<Map<String, Object>> list() {
       return read(body, new TypeReference<>() {});
     }
   }
 
   private Http() {}
 
-  static Answer get(String url) {
-    return send(HttpRequest.newBuilder(URI.create(url)).GET());
+  public static Answer get(String url) {
+    return send("GET " + url, HttpRequest.newBuilder(URI.create(url)).GET());
   }
 
-  static Answer post(String url, String token, String body) {
+  /** POSTs a JSON body ({@code null}: empty), with the bearer token unless it is {@code null}. */
+  public static Answer post(String url, String token, String body) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(url))
             .header("Content-Type", "application/json")
@@ -47,10 +50,28 @@ final class Http {
     if (token != null) {
       request.header("Authorization", "Bearer " + token);
     }
-    return send(request);
+    return send("POST " + url, request);
   }
 
-  private static Answer send(HttpRequest.Builder request) {
+  /** GETs a JSON object; any status but 200 is an error naming it and the body. */
+  public static Map<String, Object> map(String url) {
+    return ok(url, get(url)).map();
+  }
+
+  /** GETs a JSON array of objects; any status but 200 is an error naming it and the body. */
+  public static List<Map<String, Object>> list(String url) {
+    return ok(url, get(url)).list();
+  }
+
+  private static Answer ok(String url, Answer answer) {
+    if (answer.status() != 200) {
+      throw new IllegalStateException(
+          "GET " + url + " answered " + answer.status() + ": " + answer.body());
+    }
+    return answer;
+  }
+
+  private static Answer send(String what, HttpRequest.Builder request) {
     try {
       HttpResponse<String> response =
           CLIENT.send(
@@ -61,10 +82,10 @@ final class Http {
           response.body(),
           response.headers().firstValue("Content-Type").orElse(""));
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException(what, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
+      throw new IllegalStateException(what + ": interrupted", e);
     }
   }
 
