@@ -301,6 +301,8 @@ public final class SoakCharts {
     int compared = 0;
     int worstScanSample = -1;
     int worstFilesSample = -1;
+    List<Double> scanRatios = new ArrayList<>();
+    List<Double> fileRatios = new ArrayList<>();
     for (Map.Entry<Integer, Row> entry : optimized.entrySet()) {
       Row reference = compacted.get(entry.getKey());
       Row opt = entry.getValue();
@@ -310,6 +312,8 @@ public final class SoakCharts {
       compared++;
       double scan = opt.scanMillis / (double) Math.max(1, reference.scanMillis);
       double files = opt.files() / (double) Math.max(1, reference.files());
+      scanRatios.add(scan);
+      fileRatios.add(files);
       if (scan > 1.3) {
         scanOver++;
       }
@@ -329,13 +333,15 @@ public final class SoakCharts {
         String.format(
             Locale.ROOT,
             "%nWith Firn against the compacted reference, %d samples: scan time above 1.3× in %d"
-                + " (worst %.2f× at sample %d), files (data + delete) above 1.3× in %d (worst"
-                + " %.2f× at sample %d).%n",
+                + " (median %.2f×, worst %.2f× at sample %d), files (data + delete) above 1.3× in"
+                + " %d (median %.2f×, worst %.2f× at sample %d).%n",
             compared,
             scanOver,
+            median(scanRatios),
             worstScan,
             worstScanSample,
             filesOver,
+            median(fileRatios),
             worstFiles,
             worstFilesSample));
     Row lastOptimized =
@@ -357,6 +363,17 @@ public final class SoakCharts {
                   : "DIFFERENT"));
     }
     return out.toString();
+  }
+
+  private static double median(List<Double> values) {
+    if (values.isEmpty()) {
+      return Double.NaN;
+    }
+    List<Double> sorted = values.stream().sorted().toList();
+    int middle = sorted.size() / 2;
+    return sorted.size() % 2 == 1
+        ? sorted.get(middle)
+        : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
   }
 
   private static String num(double value) {
