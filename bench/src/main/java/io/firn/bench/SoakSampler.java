@@ -1,0 +1,341 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
+ */
+package io.firn.bench;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.hadoop.HadoopTables;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.DataWriteResult;
+import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+
+/**
+ * The soak benchmark's sampler ({@code bench/run-soak.sh}, docs/adr/0036): every interval, for an
+ * optimized and a baseline copy of one table, the live files of the current snapshot (read from its
+ * manifests), and a full scan with deletes applied by Iceberg's generic reader (row count,
+ * checksum, wall time). Every {@code --reference-every} samples the optimized table's rows are
+ * written, as Iceberg's generic writer writes them at the target size, into a scratch table (the
+ * fully compacted reference) whose scan is timed the same way. Uses no Firn code: Iceberg's own
+ * JDBC catalog and {@code HadoopFileIO}.
+ *
+ * <pre>
+ * --optimized-uri U --optimized-warehouse W --baseline-uri U --baseline-warehouse W
+ * --table events.order_events --interval-seconds 60 --out DIR --stop-file FILE
+ * [--reference-every 1] [--target-size 16777216] [--scan-repeats 2]
+ * </pre>
+ *
+ * <p>Appends one line per variant and sample to {@code DIR/samples.csv}; the sampling ends after
+ * the sample that follows the appearance of {@code FILE} (that last sample is marked final).
+ */
+public final class SoakSampler {
+  static final String HEADER =
+      "sample,time_utc,elapsed_s,final,variant,snapshot_id,data_files,eq_delete_files,"
+          + "pos_delete_files,data_bytes,delete_bytes,data_records,eq_delete_records,"
+          + "pos_delete_records,rows,checksum,scan_ms";
+
+  private final Catalog optimizedCatalog;
+  private final Catalog baselineCatalog;
+  private final TableIdentifier table;
+  private final Path out;
+  private final long targetSize;
+  private final int scanRepeats;
+
+  private SoakSampler(BenchArgs args) {
+    this.optimizedCatalog = catalog(args.get("optimized-uri"), args.get("optimized-warehouse"));
+    this.baselineCatalog = catalog(args.get("baseline-uri"), args.get("baseline-warehouse"));
+    this.table = TableIdentifier.parse(args.get("table", "events.order_events"));
+    this.out = Path.of(args.get("out"));
+    this.targetSize = args.getLong("target-size", 16L * 1024 * 1024);
+    this.scanRepeats = (int) args.getLong("scan-repeats", 2);
+  }
+
+  public static void main(String[] argv) throws Exception {
+    BenchArgs args = new BenchArgs(argv);
+    SoakSampler sampler = new SoakSampler(args);
+    long intervalMillis = args.getLong("interval-seconds", 60) * 1000;
+    long referenceEvery = args.getLong("reference-every", 1);
+    Path stopFile = Path.of(args.get("stop-file"));
+    Files.createDirectories(sampler.out);
+    Path csv = sampler.out.resolve("samples.csv");
+    boolean fresh = !Files.exists(csv);
+    long start = System.currentTimeMillis();
+    try (PrintWriter writer =
+        new PrintWriter(
+            Files.newBufferedWriter(
+                csv,
+                StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND),
+            true)) {
+      if (fresh) {
+        writer.println(HEADER);
+      }
+      for (int sample = 0; ; sample++) {
+        long due = start + sample * intervalMillis;
+        long wait = due - System.currentTimeMillis();
+        while (wait > 0 && !Files.exists(stopFile)) {
+          Thread.sleep(Math.min(wait, 1000));
+          wait = due - System.currentTimeMillis();
+        }
+        boolean last = Files.exists(stopFile);
+        long now = System.currentTimeMillis();
+        boolean reference = sample % referenceEvery == 0 || last;
+        List<String> lines = sampler.sample(sample, now, (now - start) / 1000.0, last, reference);
+        lines.forEach(writer::println);
+        lines.forEach(System.out::println);
+        if (last) {
+          return;
+        }
+      }
+    }
+  }
+
+  private static Catalog catalog(String uri, String warehouse) {
+    // The ingest job's catalog name: Iceberg's JDBC catalog keys its tables by it.
+    return CatalogUtil.buildIcebergCatalog(
+        "firn", Map.of("type", "jdbc", "uri", uri, "warehouse", warehouse), new Configuration());
+  }
+
+  private List<String> sample(int sample, long now, double elapsed, boolean last, boolean reference)
+      throws IOException {
+    String prefix =
+        sample
+            + ","
+            + Instant.ofEpochMilli(now)
+            + ","
+            + String.format(Locale.ROOT, "%.1f", elapsed);
+    List<String> lines = new ArrayList<>();
+    List<Record> rows = reference ? new ArrayList<>() : null;
+    Table optimized = load(optimizedCatalog);
+    String measured = safely(() -> measure(optimized, rows));
+    lines.add(prefix + "," + last + ",optimized," + measured);
+    if (reference && optimized != null && !measured.startsWith("-1")) {
+      lines.add(
+          prefix + "," + last + ",compacted," + safely(() -> compacted(optimized, rows, sample)));
+    }
+    Table baseline = load(baselineCatalog);
+    lines.add(prefix + "," + last + ",baseline," + safely(() -> measure(baseline, null)));
+    return lines;
+  }
+
+  private interface Measurement {
+    String run() throws IOException;
+  }
+
+  /** A failed measurement is a row of -1 (the error on stderr): one bad sample ends nothing. */
+  private static String safely(Measurement measurement) {
+    try {
+      return measurement.run();
+    } catch (IOException | RuntimeException e) {
+      System.err.println("sample failed: " + e);
+      return "-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,0,-1";
+    }
+  }
+
+  private Table load(Catalog catalog) {
+    try {
+      return catalog.loadTable(table);
+    } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
+      return null; // the ingest job has not created it yet
+    }
+  }
+
+  /** Files, bytes and a timed full scan of the table's current snapshot. */
+  private String measure(Table table, List<Record> keep) throws IOException {
+    if (table == null || table.currentSnapshot() == null) {
+      return "0,0,0,0,0,0,0,0,0,0,0,0";
+    }
+    Snapshot snapshot = table.currentSnapshot();
+    long dataFiles = 0;
+    long dataBytes = 0;
+    long dataRecords = 0;
+    for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
+      try (ManifestReader<DataFile> reader =
+          ManifestFiles.read(manifest, table.io(), table.specs())) {
+        for (DataFile file : reader) {
+          dataFiles++;
+          dataBytes += file.fileSizeInBytes();
+          dataRecords += file.recordCount();
+        }
+      }
+    }
+    long eqFiles = 0;
+    long posFiles = 0;
+    long deleteBytes = 0;
+    long eqRecords = 0;
+    long posRecords = 0;
+    for (ManifestFile manifest : snapshot.deleteManifests(table.io())) {
+      try (ManifestReader<DeleteFile> reader =
+          ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
+        for (DeleteFile file : reader) {
+          deleteBytes += file.fileSizeInBytes();
+          if (file.content() == FileContent.EQUALITY_DELETES) {
+            eqFiles++;
+            eqRecords += file.recordCount();
+          } else {
+            posFiles++;
+            posRecords += file.recordCount();
+          }
+        }
+      }
+    }
+    Scan scan = scan(table, snapshot.snapshotId(), keep);
+    return String.join(
+        ",",
+        Long.toString(snapshot.snapshotId()),
+        Long.toString(dataFiles),
+        Long.toString(eqFiles),
+        Long.toString(posFiles),
+        Long.toString(dataBytes),
+        Long.toString(deleteBytes),
+        Long.toString(dataRecords),
+        Long.toString(eqRecords),
+        Long.toString(posRecords),
+        Long.toString(scan.rows),
+        Long.toHexString(scan.checksum),
+        Long.toString(scan.millis));
+  }
+
+  private record Scan(long rows, long checksum, long millis) {}
+
+  /**
+   * Reads every live row with deletes applied: the best of {@code scanRepeats} timings (one when
+   * the first takes over 5 s, where noise matters less than the sampler's own duration).
+   */
+  private Scan scan(Table table, long snapshotId, List<Record> keep) throws IOException {
+    // A reader applying position deletes appends _pos to each record: only the table's columns
+    // count.
+    int columns = table.schema().columns().size();
+    long best = Long.MAX_VALUE;
+    long rows = 0;
+    long checksum = 0;
+    for (int round = 0; round < Math.max(1, scanRepeats); round++) {
+      long began = System.nanoTime();
+      rows = 0;
+      checksum = 0;
+      List<Record> kept = keep != null && round == 0 ? keep : null;
+      try (CloseableIterable<Record> records =
+          IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
+        for (Record record : records) {
+          rows++;
+          checksum += rowHash(record, columns);
+          if (kept != null) {
+            kept.add(record.copy());
+          }
+        }
+      }
+      long millis = (System.nanoTime() - began) / 1_000_000;
+      best = Math.min(best, millis);
+      if (millis > 5_000) {
+        break;
+      }
+    }
+    return new Scan(rows, checksum, best);
+  }
+
+  /** An order-independent checksum term: a mixed hash of the first {@code columns} values. */
+  static long rowHash(Record record, int columns) {
+    long hash = 1;
+    for (int i = 0; i < columns; i++) {
+      Object value = record.get(i);
+      hash = hash * 1_000_003 + (value == null ? 0 : value.toString().hashCode());
+    }
+    hash ^= hash >>> 33;
+    hash *= 0xff51afd7ed558ccdL;
+    hash ^= hash >>> 33;
+    return hash;
+  }
+
+  /**
+   * Writes {@code rows} (the optimized table's live rows) into a new scratch table with the same
+   * schema, spec and properties, at the target size, and measures it like the others.
+   */
+  private String compacted(Table source, List<Record> rows, int sample) throws IOException {
+    Path root = out.resolve("compacted");
+    deleteTree(root);
+    Map<String, String> properties = new java.util.HashMap<>(source.properties());
+    properties.put(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(targetSize));
+    properties.put(TableProperties.FORMAT_VERSION, "2");
+    Schema schema = source.schema();
+    PartitionSpec spec = source.spec();
+    Table scratch =
+        new HadoopTables(new Configuration())
+            .create(
+                schema,
+                spec,
+                source.sortOrder(),
+                properties,
+                root.resolve("s" + sample).toString());
+    GenericFileWriterFactory writers =
+        new GenericFileWriterFactory.Builder(scratch)
+            .dataFileFormat(FileFormat.PARQUET)
+            .dataSchema(schema)
+            .build();
+    OutputFileFactory files = OutputFileFactory.builderFor(scratch, 1, sample).build();
+    FanoutDataWriter<Record> writer =
+        new FanoutDataWriter<>(writers, files, scratch.io(), targetSize);
+    PartitionKey key = new PartitionKey(spec, schema);
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
+    try (writer) {
+      for (Record row : rows) {
+        key.partition(wrapper.wrap(row));
+        writer.write(row, spec, key);
+      }
+    }
+    DataWriteResult result = writer.result();
+    AppendFiles append = scratch.newAppend();
+    result.dataFiles().forEach(append::appendFile);
+    append.commit();
+    scratch.refresh();
+    return measure(scratch, null);
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+}
