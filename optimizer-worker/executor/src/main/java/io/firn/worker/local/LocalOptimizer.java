@@ -72,7 +72,9 @@ public final class LocalOptimizer {
   public OptimizingPlan plan(Table table, OptimizingType requested, Instant now) {
     checkSupported(table);
     TableFiles files = TableScanner.scan(table);
-    return new BinPackPlanner().plan(files, policy, history(table), now, requested);
+    return requested == null
+        ? new BinPackPlanner().plan(files, policy, history(table), now)
+        : new BinPackPlanner().plan(files, policy, history(table), now, requested);
   }
 
   /**
@@ -94,7 +96,7 @@ public final class LocalOptimizer {
         evaluation.partitions().isEmpty()
             ? TableScanner.scan(table, current.snapshotId(), evaluation::includes)
             : TableScanner.scan(table, current.snapshotId(), evaluation.partitions());
-    return new BinPackPlanner().plan(files, policy, history(table), now, null);
+    return new BinPackPlanner().plan(files, policy, history(table), now);
   }
 
   /**
