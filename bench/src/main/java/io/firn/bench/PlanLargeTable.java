@@ -59,8 +59,7 @@ public final class PlanLargeTable {
     long t1 = System.nanoTime();
     long cpu1 = processCpu();
     OptimizingPlan plan =
-        new BinPackPlanner()
-            .plan(files, OptimizingPolicy.DEFAULTS, history(table), Instant.now(), null);
+        new BinPackPlanner().plan(files, OptimizingPolicy.DEFAULTS, history(table), Instant.now());
     long t2 = System.nanoTime();
     long cpu2 = processCpu();
     long peak = peakHeap();

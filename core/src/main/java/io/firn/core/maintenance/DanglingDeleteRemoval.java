@@ -26,6 +26,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -254,7 +255,7 @@ public final class DanglingDeleteRemoval {
         Duration.ofNanos(System.nanoTime() - started));
   }
 
-  private void note(String format, Object... args) {
+  private void note(String format, @Nullable Object... args) {
     String line = String.format(format, args);
     LOG.info(line);
     progress.accept(line);

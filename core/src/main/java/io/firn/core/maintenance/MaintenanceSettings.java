@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every maintenance setting of one table: per operation, whether and how often the server runs it
@@ -121,7 +122,7 @@ public record MaintenanceSettings(
         new DanglingDeleteSettings(bool(overrides, "dangling-deletes.dry-run", dangling.dryRun())));
   }
 
-  private static void require(boolean ok, String key, Object value, String rule) {
+  private static void require(boolean ok, String key, @Nullable Object value, String rule) {
     SettingRules.require(ok, key, value, rule);
   }
 

@@ -27,6 +27,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -336,7 +337,7 @@ public final class OrphanFileCleanup {
   }
 
   /** {@code /a/.b.crc} → {@code /a/b}, else null. */
-  private static String companionOf(String location) {
+  private static @Nullable String companionOf(String location) {
     int slash = location.lastIndexOf('/');
     String name = location.substring(slash + 1);
     if (name.startsWith(".") && name.endsWith(".crc") && name.length() > 5) {
@@ -349,7 +350,7 @@ public final class OrphanFileCleanup {
     files.add(Locations.normalize(location));
   }
 
-  private void note(String format, Object... args) {
+  private void note(String format, @Nullable Object... args) {
     String line = String.format(format, args);
     LOG.info(line);
     progress.accept(line);
@@ -379,37 +380,37 @@ public final class OrphanFileCleanup {
     }
 
     @Override
-    public Integer addedFilesCount() {
+    public @Nullable Integer addedFilesCount() {
       return null;
     }
 
     @Override
-    public Long addedRowsCount() {
+    public @Nullable Long addedRowsCount() {
       return null;
     }
 
     @Override
-    public Integer existingFilesCount() {
+    public @Nullable Integer existingFilesCount() {
       return null;
     }
 
     @Override
-    public Long existingRowsCount() {
+    public @Nullable Long existingRowsCount() {
       return null;
     }
 
     @Override
-    public Integer deletedFilesCount() {
+    public @Nullable Integer deletedFilesCount() {
       return null;
     }
 
     @Override
-    public Long deletedRowsCount() {
+    public @Nullable Long deletedRowsCount() {
       return null;
     }
 
     @Override
-    public List<PartitionFieldSummary> partitions() {
+    public @Nullable List<PartitionFieldSummary> partitions() {
       return null;
     }
 

@@ -4,6 +4,8 @@
  */
 package io.firn.core.maintenance;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The check behind every settings record (no static state: the records' defaults refer to each
  * other, so the check must not live in one of them).
@@ -11,7 +13,7 @@ package io.firn.core.maintenance;
 final class SettingRules {
   private SettingRules() {}
 
-  static void require(boolean ok, String key, Object value, String rule) {
+  static void require(boolean ok, String key, @Nullable Object value, String rule) {
     if (!ok) {
       throw new InvalidMaintenanceSettingsException(
           "maintenance key '" + key + "' = " + value + ": " + rule);

@@ -21,6 +21,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SnapshotUtil;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,7 +54,7 @@ public final class SnapshotExpiry {
   }
 
   /** A Flink job's committing operator. */
-  private record FlinkWriter(String jobId, String operatorId) {
+  private record FlinkWriter(String jobId, @Nullable String operatorId) {
     @Override
     public String toString() {
       return "job " + jobId + (operatorId == null ? "" : " operator " + operatorId);
@@ -250,7 +251,7 @@ public final class SnapshotExpiry {
                     + ")"));
   }
 
-  private static FlinkWriter writerOf(Snapshot snapshot) {
+  private static @Nullable FlinkWriter writerOf(Snapshot snapshot) {
     Map<String, String> summary = snapshot.summary();
     if (summary == null
         || summary.get(FlinkCommits.JOB_ID) == null
@@ -279,7 +280,7 @@ public final class SnapshotExpiry {
     return newest;
   }
 
-  private void note(String format, Object... args) {
+  private void note(String format, @Nullable Object... args) {
     String line = String.format(format, args);
     LOG.info(line);
     progress.accept(line);

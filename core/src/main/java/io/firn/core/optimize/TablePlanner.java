@@ -20,6 +20,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.util.SnapshotUtil;
+import org.jspecify.annotations.Nullable;
 
 /**
  * From a table to a plan: checks the table is one Firn optimizes, reads what the planner needs
@@ -44,10 +45,12 @@ public final class TablePlanner {
    * @param requested a type to force, or null to let the policy's triggers decide
    * @throws UnsupportedTableException when the table is not format version 2
    */
-  public OptimizingPlan plan(Table table, OptimizingType requested, Instant now) {
+  public OptimizingPlan plan(Table table, @Nullable OptimizingType requested, Instant now) {
     checkSupported(table);
     TableFiles files = TableScanner.scan(table);
-    return planner.plan(files, policy, history(table), now, requested);
+    return requested == null
+        ? planner.plan(files, policy, history(table), now)
+        : planner.plan(files, policy, history(table), now, requested);
   }
 
   /**
@@ -71,7 +74,7 @@ public final class TablePlanner {
         evaluation.partitions().isEmpty()
             ? TableScanner.scan(table, current.snapshotId(), evaluation::includes)
             : TableScanner.scan(table, current.snapshotId(), evaluation.partitions());
-    return planner.plan(files, policy, history(table), now, null);
+    return planner.plan(files, policy, history(table), now);
   }
 
   /**

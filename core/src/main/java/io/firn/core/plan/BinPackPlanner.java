@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.iceberg.DeleteFile;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Amoro's partition evaluation (fragments, undersized segments, segments; minor, major, full
@@ -38,11 +39,27 @@ public final class BinPackPlanner implements Planner {
 
   @Override
   public OptimizingPlan plan(
+      TableFiles files, OptimizingPolicy policy, OptimizingHistory history, Instant now) {
+    return planTable(files, policy, history, now, null);
+  }
+
+  @Override
+  public OptimizingPlan plan(
       TableFiles files,
       OptimizingPolicy policy,
       OptimizingHistory history,
       Instant now,
       OptimizingType requested) {
+    return planTable(files, policy, history, now, requested);
+  }
+
+  /** {@code requested} null lets the triggers decide. */
+  private OptimizingPlan planTable(
+      TableFiles files,
+      OptimizingPolicy policy,
+      OptimizingHistory history,
+      Instant now,
+      @Nullable OptimizingType requested) {
     List<PartitionPlan> plans = new ArrayList<>();
     Map<String, SharedCandidate> shared = new LinkedHashMap<>();
     int nextTaskId = 0;
@@ -75,7 +92,7 @@ public final class BinPackPlanner implements Planner {
       OptimizingPolicy policy,
       OptimizingHistory history,
       Instant now,
-      OptimizingType requested,
+      @Nullable OptimizingType requested,
       int firstTaskId) {
     PartitionStatistics stats = PartitionStatistics.of(partition, policy);
     Evaluation eval = new Evaluation(partition, policy);

@@ -15,11 +15,24 @@ import java.time.Instant;
 public interface Planner {
 
   /**
+   * Plans what the policy's triggers make due.
+   *
    * @param files the table's files at the planning snapshot
    * @param policy thresholds
    * @param history when this table was last optimized by each type
    * @param now the current time
-   * @param requested a type the user asked for, or null to let the triggers decide
+   */
+  OptimizingPlan plan(
+      TableFiles files, OptimizingPolicy policy, OptimizingHistory history, Instant now);
+
+  /**
+   * Plans the type the user asked for, whatever the triggers say.
+   *
+   * @param files the table's files at the planning snapshot
+   * @param policy thresholds
+   * @param history when this table was last optimized by each type
+   * @param now the current time
+   * @param requested the type the user asked for
    */
   OptimizingPlan plan(
       TableFiles files,

@@ -4,6 +4,8 @@
  */
 package io.firn.core.policy;
 
+import org.jspecify.annotations.Nullable;
+
 /** A policy value or key is wrong; the message names the key, the value and the rule. */
 public class InvalidPolicyException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
@@ -12,7 +14,7 @@ public class InvalidPolicyException extends IllegalArgumentException {
     super(message);
   }
 
-  public InvalidPolicyException(String message, Throwable cause) {
+  public InvalidPolicyException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 }

@@ -4,6 +4,8 @@
  */
 package io.firn.core.policy;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One threshold key has a value its rule rejects. Carries the key and the rule apart from the
  * message, so the policy parser can name the file, line and rule path of the key without reading
@@ -20,7 +22,8 @@ public final class InvalidPolicyValueException extends InvalidPolicyException {
    * @param shownValue the value as the message shows it (quoted when it is the text as written)
    * @param problem the rule it breaks, e.g. {@code must be at least 1MiB}
    */
-  InvalidPolicyValueException(String key, String shownValue, String problem, Throwable cause) {
+  InvalidPolicyValueException(
+      String key, String shownValue, String problem, @Nullable Throwable cause) {
     super("policy key '" + key + "' = " + shownValue + ": " + problem, cause);
     this.key = key;
     this.problem = problem;

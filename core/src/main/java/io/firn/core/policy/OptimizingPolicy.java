@@ -195,7 +195,8 @@ public record OptimizingPolicy(
     try {
       return Sizes.parse(value);
     } catch (IllegalArgumentException e) {
-      throw new InvalidPolicyValueException(key, "'" + value + "'", e.getMessage(), e);
+      throw new InvalidPolicyValueException(
+          key, "'" + value + "'", String.valueOf(e.getMessage()), e);
     }
   }
 
@@ -207,7 +208,8 @@ public record OptimizingPolicy(
     try {
       return Durations.parse(value);
     } catch (IllegalArgumentException e) {
-      throw new InvalidPolicyValueException(key, "'" + value + "'", e.getMessage(), e);
+      throw new InvalidPolicyValueException(
+          key, "'" + value + "'", String.valueOf(e.getMessage()), e);
     }
   }
 }

@@ -9,11 +9,13 @@ import java.time.Duration;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A parsed and validated policy file (ADR 0005). Produced by {@link PolicyParser}; every reference
@@ -161,12 +163,28 @@ public record PolicyFile(
   public record Window(
       String name,
       ZoneId timeZone,
-      LocalTime start,
-      LocalTime end,
+      @Nullable LocalTime start,
+      @Nullable LocalTime end,
       Set<DayOfWeek> days,
-      String cron,
-      Duration duration) {
+      @Nullable String cron,
+      @Nullable Duration duration) {
     public Window {
+      boolean range = start != null && end != null && cron == null && duration == null;
+      boolean quartz = start == null && end == null && cron != null && duration != null;
+      if (!range && !quartz) {
+        throw new IllegalArgumentException(
+            "window "
+                + name
+                + " needs start and end, or cron and duration (got start "
+                + start
+                + ", end "
+                + end
+                + ", cron "
+                + cron
+                + ", duration "
+                + duration
+                + ")");
+      }
       days = Set.copyOf(days);
     }
 
@@ -177,7 +195,7 @@ public record PolicyFile(
 
     /** Whether a time-range window closes on the day after it opens. */
     public boolean wrapsMidnight() {
-      return start != null && !end.isAfter(start);
+      return start != null && end != null && !end.isAfter(start);
     }
   }
 
@@ -196,7 +214,7 @@ public record PolicyFile(
    * @param windows the windows in which it may start; empty means any time
    * @param interval for periodic kinds, how often it runs; null when unset
    */
-  public record WorkPolicy(boolean enabled, List<Window> windows, Duration interval) {
+  public record WorkPolicy(boolean enabled, List<Window> windows, @Nullable Duration interval) {
     public WorkPolicy {
       windows = List.copyOf(windows);
     }
@@ -220,7 +238,7 @@ public record PolicyFile(
    *     negative means never
    */
   public record EffectivePolicy(
-      String rule,
+      @Nullable String rule,
       int priority,
       Group group,
       OptimizingPolicy thresholds,
@@ -229,11 +247,20 @@ public record PolicyFile(
       Duration maxDelay) {
     public EffectivePolicy {
       work = Map.copyOf(work);
+      Set<WorkKind> missing = EnumSet.allOf(WorkKind.class);
+      missing.removeAll(work.keySet());
+      if (!missing.isEmpty()) {
+        throw new IllegalArgumentException("every kind of work needs a policy; missing " + missing);
+      }
     }
 
     /** The policy of one kind of work. */
     public WorkPolicy work(WorkKind kind) {
-      return work.get(kind);
+      WorkPolicy policy = work.get(kind);
+      if (policy == null) {
+        throw new IllegalStateException("no policy for " + kind + " (the constructor checks)");
+      }
+      return policy;
     }
 
     /** Whether these settings come from a rule rather than the defaults. */

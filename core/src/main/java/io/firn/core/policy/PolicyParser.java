@@ -37,6 +37,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.quartz.CronExpression;
 
 /**
@@ -168,18 +169,21 @@ public final class PolicyParser {
 
   private record ListNode(int line, List<Node> items) implements Node {}
 
-  private record Scalar(int line, JsonToken token, String text) implements Node {}
+  /** A scalar; {@code text} is null for YAML's null ({@code ~}, an empty value). */
+  private record Scalar(int line, JsonToken token, @Nullable String text) implements Node {}
 
   /** A rule's or the defaults' own keys; null members are inherited. */
   private record Settings(
-      Field group,
+      @Nullable Group group,
       Map<String, Field> thresholds,
-      Field thresholdsBlock,
+      @Nullable Field thresholdsBlock,
       Map<WorkKind, Work> work,
-      OnWindowClose onWindowClose,
-      Duration maxDelay) {}
+      @Nullable OnWindowClose onWindowClose,
+      @Nullable Duration maxDelay) {}
 
-  private record Work(Boolean enabled, List<Window> windows, Duration interval) {}
+  /** A kind of work's own keys; null members are inherited. */
+  private record Work(
+      @Nullable Boolean enabled, @Nullable List<Window> windows, @Nullable Duration interval) {}
 
   private static final class Reader {
     private final Map<String, Window> windows = new LinkedHashMap<>();
@@ -217,15 +221,13 @@ public final class PolicyParser {
         }
       }
       Map<String, Origin> groupOrigins = new LinkedHashMap<>();
-      Field groupsField = null;
-      String groupsFile = null;
+      Origin groupsOrigin = null;
       for (int i = 0; i < sources.size(); i++) {
         file = sources.get(i).name();
         Field g = roots.get(i).fields().get("groups");
         if (g != null) {
-          if (groupsField == null) {
-            groupsField = g;
-            groupsFile = file;
+          if (groupsOrigin == null) {
+            groupsOrigin = new Origin(file, g.line());
           }
           for (Field f : map(g.value(), "groups", "groups by name").fields().values()) {
             unique(groupOrigins, f, "groups." + f.key(), "group");
@@ -233,36 +235,43 @@ public final class PolicyParser {
           }
         }
       }
-      if (groupsField == null) {
+      if (groupsOrigin == null) {
         groups.put("default", new Group("default", 1));
       }
       Field defaultsField = null;
-      String defaultsFile = null;
+      Origin defaultsOrigin = null;
       for (int i = 0; i < sources.size(); i++) {
         file = sources.get(i).name();
         Field d = roots.get(i).fields().get("defaults");
         if (d != null) {
-          if (defaultsField != null) {
+          if (defaultsOrigin != null) {
             throw error(
                 d.line(),
                 "defaults",
                 null,
                 "a policy has one defaults section (first in "
-                    + new Origin(defaultsFile, defaultsField.line()).describe(file)
+                    + defaultsOrigin.describe(file)
                     + ")");
           }
           defaultsField = d;
-          defaultsFile = file;
+          defaultsOrigin = new Origin(file, d.line());
         }
       }
-      file = defaultsFile != null ? defaultsFile : groupsFile != null ? groupsFile : file;
+      // Messages about the defaults name the file that has them, else the one that defines groups.
+      Origin settingsOrigin = defaultsOrigin != null ? defaultsOrigin : groupsOrigin;
+      if (settingsOrigin != null) {
+        file = settingsOrigin.file();
+      }
       Settings defaultSettings =
           defaultsField == null
               ? new Settings(null, Map.of(), null, Map.of(), null, null)
               : settings(map(defaultsField.value(), "defaults", "settings"), "defaults", true);
-      if (defaultSettings.group() == null && !groups.containsKey("default")) {
+      // Without groups the implicit default exists, so settingsOrigin is set whenever this fails.
+      if (settingsOrigin != null
+          && defaultSettings.group() == null
+          && !groups.containsKey("default")) {
         throw error(
-            defaultsField == null ? groupsField.line() : defaultsField.line(),
+            settingsOrigin.line(),
             "defaults.group",
             "default",
             "no such group (the implicit default); define group 'default' or set defaults.group;"
@@ -328,20 +337,19 @@ public final class PolicyParser {
       boolean range = start != null || end != null;
       boolean quartz = cron != null || duration != null;
       String either = "a window has either start + end or cron + duration";
-      if (range && quartz) {
-        Field second = cron != null ? cron : duration;
-        throw error(second.line(), path + "." + second.key(), null, either + ", not both");
+      if (range && cron != null) {
+        throw error(cron.line(), path + ".cron", null, either + ", not both");
       }
-      if (!range && !quartz) {
-        throw error(field.line(), path, null, "needs start + end or cron + duration");
+      if (range && duration != null) {
+        throw error(duration.line(), path + ".duration", null, either + ", not both");
       }
-      if (range) {
-        if (end == null) {
-          throw error(start.line(), path + ".start", null, "needs end; " + either);
-        }
-        if (start == null) {
-          throw error(end.line(), path + ".end", null, "needs start; " + either);
-        }
+      if (start != null && end == null) {
+        throw error(start.line(), path + ".start", null, "needs end; " + either);
+      }
+      if (start == null && end != null) {
+        throw error(end.line(), path + ".end", null, "needs start; " + either);
+      }
+      if (start != null && end != null) {
         LocalTime from = time(start, path + ".start");
         LocalTime to = time(end, path + ".end");
         if (from.equals(to)) {
@@ -350,18 +358,21 @@ public final class PolicyParser {
         Set<DayOfWeek> on = days == null ? EnumSet.allOf(DayOfWeek.class) : days(days, path);
         return new Window(field.key(), zone, from, to, on, null, null);
       }
-      if (days != null) {
+      if (quartz && days != null) {
         throw error(
             days.line(),
             path + ".days",
             null,
             "only with start + end; a cron window names its days");
       }
-      if (duration == null) {
+      if (cron != null && duration == null) {
         throw error(cron.line(), path + ".cron", null, "needs duration; " + either);
       }
-      if (cron == null) {
+      if (cron == null && duration != null) {
         throw error(duration.line(), path + ".duration", null, "needs cron; " + either);
+      }
+      if (cron == null || duration == null) {
+        throw error(field.line(), path, null, "needs start + end or cron + duration");
       }
       String expression = cron(cron, path + ".cron");
       Duration open = duration(duration, path + ".duration");
@@ -440,12 +451,13 @@ public final class PolicyParser {
         keys(m, path, SETTINGS_KEYS);
       }
       Map<String, Field> f = m.fields();
-      Field group = f.get("group");
-      if (group != null) {
-        String name = text(group, path + ".group");
-        if (!groups.containsKey(name)) {
+      Group group = null;
+      Field groupField = f.get("group");
+      if (groupField != null) {
+        group = groups.get(text(groupField, path + ".group"));
+        if (group == null) {
           throw error(
-              group, path + ".group", "no such group; defined groups are " + groups.keySet());
+              groupField, path + ".group", "no such group; defined groups are " + groups.keySet());
         }
       }
       Map<String, Field> thresholds = new LinkedHashMap<>();
@@ -544,12 +556,11 @@ public final class PolicyParser {
     EffectivePolicy apply(
         EffectivePolicy base,
         Settings own,
-        String rule,
+        @Nullable String rule,
         int priority,
-        Settings inherited,
+        @Nullable Settings inherited,
         String path) {
-      Group group =
-          own.group() == null ? base.group() : groups.get(((Scalar) own.group().value()).text());
+      Group group = own.group() == null ? base.group() : own.group();
       Map<String, Field> merged = new LinkedHashMap<>();
       if (inherited != null) {
         merged.putAll(inherited.thresholds());
@@ -558,17 +569,21 @@ public final class PolicyParser {
       Map<String, String> values = new LinkedHashMap<>();
       merged.forEach((k, f) -> values.put(k, ((Scalar) f.value()).text()));
       Map<WorkKind, WorkPolicy> work = new EnumMap<>(WorkKind.class);
+      Duration fullInterval = null;
       for (WorkKind kind : WorkKind.values()) {
         WorkPolicy b = base.work(kind);
         Work o = own.work().get(kind);
-        work.put(
-            kind,
+        WorkPolicy kindPolicy =
             o == null
                 ? b
                 : new WorkPolicy(
                     o.enabled() == null ? b.enabled() : o.enabled(),
                     o.windows() == null ? b.windows() : o.windows(),
-                    o.interval() == null ? b.interval() : o.interval()));
+                    o.interval() == null ? b.interval() : o.interval());
+        work.put(kind, kindPolicy);
+        if (kind == WorkKind.FULL) {
+          fullInterval = kindPolicy.interval();
+        }
       }
       OptimizingPolicy thresholds;
       try {
@@ -576,7 +591,6 @@ public final class PolicyParser {
       } catch (InvalidPolicyException e) {
         throw thresholdError(e, own, inherited, path);
       }
-      Duration fullInterval = work.get(WorkKind.FULL).interval();
       if (fullInterval != null) {
         thresholds =
             new OptimizingPolicy(
@@ -602,7 +616,7 @@ public final class PolicyParser {
 
     /** Names the line and key of a threshold that {@link OptimizingPolicy} rejected. */
     InvalidPolicyException thresholdError(
-        InvalidPolicyException e, Settings own, Settings inherited, String path) {
+        InvalidPolicyException e, Settings own, @Nullable Settings inherited, String path) {
       if (e instanceof InvalidPolicyValueException invalid) {
         String key = invalid.key();
         Field field = own.thresholds().get(key);
@@ -712,7 +726,7 @@ public final class PolicyParser {
       try {
         return Durations.parse(value);
       } catch (IllegalArgumentException e) {
-        throw error(f, key, e.getMessage());
+        throw error(f, key, String.valueOf(e.getMessage()));
       }
     }
 
@@ -772,7 +786,7 @@ public final class PolicyParser {
       return ((Scalar) node).text() == null ? "empty" : "a single value";
     }
 
-    static String shown(Node node) {
+    static @Nullable String shown(Node node) {
       return node instanceof Scalar s ? s.text() : null;
     }
 
@@ -780,7 +794,7 @@ public final class PolicyParser {
       return error(f.line(), key, shown(f.value()), rule);
     }
 
-    InvalidPolicyException error(int line, String key, String value, String rule) {
+    InvalidPolicyException error(int line, String key, @Nullable String value, String rule) {
       return new InvalidPolicyException(
           file
               + " line "

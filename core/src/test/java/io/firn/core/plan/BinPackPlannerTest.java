@@ -88,7 +88,7 @@ class BinPackPlannerTest {
     OptimizingHistory history =
         new OptimizingHistory(Map.of(OptimizingType.MINOR, NOW.minus(Duration.ofMinutes(10))));
 
-    OptimizingPlan plan = planner.plan(table(files), POLICY, history, NOW, null);
+    OptimizingPlan plan = planner.plan(table(files), POLICY, history, NOW);
 
     assertThat(plan.hasWork()).isFalse();
     PartitionPlan partition = plan.partitions().get(0);
@@ -107,7 +107,7 @@ class BinPackPlannerTest {
       files.put(data(MIB), List.of());
     }
 
-    OptimizingPlan plan = planner.plan(table(files), POLICY, OptimizingHistory.NONE, NOW, null);
+    OptimizingPlan plan = planner.plan(table(files), POLICY, OptimizingHistory.NONE, NOW);
 
     PartitionPlan partition = plan.partitions().get(0);
     assertThat(partition.type()).isEqualTo(OptimizingType.MINOR);
@@ -144,7 +144,7 @@ class BinPackPlannerTest {
     }
 
     PartitionPlan partition =
-        planner.plan(table(files), POLICY, OptimizingHistory.NONE, NOW, null).partitions().get(0);
+        planner.plan(table(files), POLICY, OptimizingHistory.NONE, NOW).partitions().get(0);
 
     assertThat(partition.type()).isEqualTo(OptimizingType.MAJOR);
     assertThat(partition.reason())
@@ -196,7 +196,7 @@ class BinPackPlannerTest {
     files.put(clean, List.of(positionDelete(clean, 1)));
 
     PartitionPlan partition =
-        planner.plan(table(files), POLICY, OptimizingHistory.NONE, NOW, null).partitions().get(0);
+        planner.plan(table(files), POLICY, OptimizingHistory.NONE, NOW).partitions().get(0);
 
     assertThat(partition.type()).isEqualTo(OptimizingType.MAJOR);
     assertThat(partition.reason())
@@ -237,7 +237,7 @@ class BinPackPlannerTest {
     OptimizingPolicy daily = POLICY.withOverrides(Map.of("full.trigger.interval", "1d"));
 
     PartitionPlan partition =
-        planner.plan(table(files), daily, OptimizingHistory.NONE, NOW, null).partitions().get(0);
+        planner.plan(table(files), daily, OptimizingHistory.NONE, NOW).partitions().get(0);
 
     assertThat(partition.type()).isEqualTo(OptimizingType.FULL);
     assertThat(partition.reason())

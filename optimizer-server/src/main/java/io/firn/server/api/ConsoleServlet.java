@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The operator's console: static files from the class path ({@code console/} in the server's
@@ -67,7 +68,7 @@ public final class ConsoleServlet extends HttpServlet {
     response.getOutputStream().write(body);
   }
 
-  private byte[] read(String name) throws IOException {
+  private byte @Nullable [] read(String name) throws IOException {
     byte[] cached = cache.get(name);
     if (cached != null) {
       return cached;

@@ -16,6 +16,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import java.util.List;
 import org.glassfish.jersey.server.ParamException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +38,7 @@ public final class ErrorMappers {
         new UnknownStoredValue());
   }
 
-  static Response json(int status, String message) {
+  static Response json(int status, @Nullable String message) {
     return Response.status(status)
         .type(MediaType.APPLICATION_JSON_TYPE)
         .entity(new ErrorMessage(status, message))

@@ -45,14 +45,11 @@ public class LeaderResource {
       return new LeaderView(false, "leader", null, null, null, 0, null);
     }
     LeaderLease.Row row = leadership.last();
-    boolean live = row != null && row.live();
+    String role = leadership.role().name().toLowerCase(java.util.Locale.ROOT);
+    if (row == null || !row.live()) {
+      return new LeaderView(true, role, leadership.holder(), null, null, 0, null);
+    }
     return new LeaderView(
-        true,
-        leadership.role().name().toLowerCase(java.util.Locale.ROOT),
-        leadership.holder(),
-        live ? row.holder() : null,
-        live ? row.url() : null,
-        live ? row.epoch() : 0,
-        live ? row.expiresAt() : null);
+        true, role, leadership.holder(), row.holder(), row.url(), row.epoch(), row.expiresAt());
   }
 }

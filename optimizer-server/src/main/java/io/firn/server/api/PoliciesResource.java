@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code /api/v1/policies}: the policy in force, its last reload, its windows (open now, closing,
@@ -37,16 +38,20 @@ public class PoliciesResource {
   /** The policy in force. */
   public record PolicyView(
       String name,
-      String path,
+      @Nullable String path,
       Instant loadedAt,
-      PolicyRegistry.ReloadStatus lastReload,
+      PolicyRegistry.@Nullable ReloadStatus lastReload,
       List<WindowView> windows,
       List<PolicyFile.Group> groups,
       List<RuleView> rules) {}
 
   /** A window now. */
   public record WindowView(
-      String name, String timeZone, boolean open, Instant closesAt, Instant nextOpening) {}
+      String name,
+      String timeZone,
+      boolean open,
+      @Nullable Instant closesAt,
+      @Nullable Instant nextOpening) {}
 
   /** A rule. */
   public record RuleView(String name, String match, int priority, String group) {}
@@ -68,7 +73,7 @@ public class PoliciesResource {
       String kind, boolean enabled, List<String> windows, boolean mayStart, String reason) {}
 
   private final Supplier<PolicyRegistry.LoadedPolicy> policies;
-  private final PolicyRegistry registry;
+  private final @Nullable PolicyRegistry registry;
   private final OptimizingService service;
   private final Clock clock;
 
@@ -77,7 +82,7 @@ public class PoliciesResource {
    */
   public PoliciesResource(
       Supplier<PolicyRegistry.LoadedPolicy> policies,
-      PolicyRegistry registry,
+      @Nullable PolicyRegistry registry,
       OptimizingService service,
       Clock clock) {
     this.policies = policies;

@@ -159,7 +159,8 @@ final class TableContents {
   }
 
   /** {@code name=value/...} of the partition's own spec, in the spec's human form. */
-  private static String label(PartitionSpec spec, Types.StructType unified, StructLike values) {
+  private static String label(
+      @Nullable PartitionSpec spec, Types.StructType unified, StructLike values) {
     if (spec == null || spec.isUnpartitioned()) {
       return "<unpartitioned>";
     }

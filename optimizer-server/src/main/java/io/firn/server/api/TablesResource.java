@@ -24,6 +24,7 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code /api/v1/tables}: what the server knows about each table, its plan preview, its processes,
@@ -100,7 +101,7 @@ public class TablesResource {
       @PathParam("table") String table,
       @QueryParam("type") String type) {
     known(catalog, namespace, table);
-    OptimizingPlan plan = service.preview(catalog, namespace, table, type(type, true));
+    OptimizingPlan plan = service.preview(catalog, namespace, table, optionalType(type));
     List<PartitionView> partitions =
         plan.partitions().stream()
             .map(
@@ -178,7 +179,7 @@ public class TablesResource {
       @PathParam("table") String table,
       @QueryParam("type") String type) {
     tokens.requireAdmin(auth);
-    OptimizingType requested = type(type, false);
+    OptimizingType requested = requiredType(type);
     service.trigger(catalog, namespace, table, requested);
     return new ActionResult(
         catalog + "." + namespace + "." + table,
@@ -247,11 +248,13 @@ public class TablesResource {
     return limit;
   }
 
-  private static OptimizingType type(String type, boolean optional) {
+  /** The type asked for, or null when none is (the triggers decide). */
+  private static @Nullable OptimizingType optionalType(@Nullable String type) {
+    return type == null || type.isBlank() ? null : requiredType(type);
+  }
+
+  private static OptimizingType requiredType(@Nullable String type) {
     if (type == null || type.isBlank()) {
-      if (optional) {
-        return null;
-      }
       throw new IllegalArgumentException("type is missing: one of minor, major, full");
     }
     OptimizingType parsed = OptimizingType.parse(type);

@@ -10,13 +10,15 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import org.jspecify.annotations.Nullable;
 
 /** Bearer-token checks for worker and admin endpoints (config {@code auth:}). */
 public final class Tokens {
-  private final String workerToken;
-  private final String adminToken;
+  private final @Nullable String workerToken;
+  private final @Nullable String adminToken;
 
-  public Tokens(String workerToken, String adminToken) {
+  /** A token that is null or blank disables the endpoints it guards. */
+  public Tokens(@Nullable String workerToken, @Nullable String adminToken) {
     this.workerToken = blankToNull(workerToken);
     this.adminToken = blankToNull(adminToken);
   }
@@ -24,18 +26,19 @@ public final class Tokens {
   /**
    * @throws WebApplicationException 401 or 403 with a JSON message
    */
-  public void requireWorker(String authorization) {
+  public void requireWorker(@Nullable String authorization) {
     require(workerToken, authorization, "auth.workerToken", "worker");
   }
 
   /**
    * @throws WebApplicationException 401 or 403 with a JSON message
    */
-  public void requireAdmin(String authorization) {
+  public void requireAdmin(@Nullable String authorization) {
     require(adminToken, authorization, "auth.adminToken", "admin");
   }
 
-  private static void require(String expected, String authorization, String key, String role) {
+  private static void require(
+      @Nullable String expected, @Nullable String authorization, String key, String role) {
     if (expected == null) {
       throw error(
           Response.Status.FORBIDDEN,
@@ -61,7 +64,7 @@ public final class Tokens {
             .build());
   }
 
-  private static String blankToNull(String token) {
+  private static @Nullable String blankToNull(@Nullable String token) {
     return token == null || token.isBlank() ? null : token;
   }
 }

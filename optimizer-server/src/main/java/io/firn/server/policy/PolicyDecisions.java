@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether a table's work of one kind may start now, and what happens to running work when a window
@@ -30,7 +31,7 @@ public final class PolicyDecisions {
    * @param dueSince since when work of the kind asked about has been due and not started, or null
    *     when it is not known to be waiting
    */
-  public record TableState(boolean critical, Instant dueSince) {
+  public record TableState(boolean critical, @Nullable Instant dueSince) {
     /** A healthy table not known to be waiting. */
     public static final TableState HEALTHY = new TableState(false, null);
 

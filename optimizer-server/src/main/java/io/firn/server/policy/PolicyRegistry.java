@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,7 +65,8 @@ public final class PolicyRegistry {
    * @param error the parser's message when rejected, else null
    * @param inForceSince when the policy now in force was loaded
    */
-  public record ReloadStatus(Instant at, Outcome outcome, String error, Instant inForceSince) {
+  public record ReloadStatus(
+      Instant at, Outcome outcome, @Nullable String error, Instant inForceSince) {
     /** Whether the file as it is now is valid. */
     public boolean ok() {
       return outcome != Outcome.REJECTED;

@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +36,7 @@ public final class PolicyWatcher implements Managed {
 
   private final PolicyRegistry registry;
   private final Duration interval;
-  private ScheduledExecutorService executor;
+  private @Nullable ScheduledExecutorService executor;
   private byte[] fingerprint;
 
   /**

@@ -8,6 +8,7 @@ import io.firn.core.policy.InvalidPolicyException;
 import io.firn.core.policy.PolicyFile;
 import io.firn.core.policy.PolicyFile.Window;
 import java.text.ParseException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TimeZone;
+import org.jspecify.annotations.Nullable;
 import org.quartz.CronExpression;
 
 /**
@@ -59,10 +61,12 @@ public final class WindowCalendar {
 
   private final String policyName;
   private final Map<String, Window> windows;
-  private final Map<String, CronExpression> crons;
+  private final Map<String, Cron> crons;
 
-  private WindowCalendar(
-      String policyName, Map<String, Window> windows, Map<String, CronExpression> crons) {
+  /** A cron window's parsed expression and how long each opening lasts. */
+  private record Cron(CronExpression expression, Duration duration) {}
+
+  private WindowCalendar(String policyName, Map<String, Window> windows, Map<String, Cron> crons) {
     this.policyName = policyName;
     this.windows = windows;
     this.crons = crons;
@@ -75,19 +79,21 @@ public final class WindowCalendar {
    *     names the policy, the window and Quartz's reason
    */
   public static WindowCalendar of(PolicyFile policy) {
-    Map<String, CronExpression> crons = new LinkedHashMap<>();
+    Map<String, Cron> crons = new LinkedHashMap<>();
     for (Window window : policy.windows().values()) {
-      if (window.isCron()) {
-        crons.put(window.name(), cron(policy.name(), window));
+      String expression = window.cron();
+      Duration duration = window.duration();
+      if (expression != null && duration != null) {
+        crons.put(window.name(), new Cron(cron(policy.name(), window, expression), duration));
       }
     }
     return new WindowCalendar(
         policy.name(), new LinkedHashMap<>(policy.windows()), new LinkedHashMap<>(crons));
   }
 
-  private static CronExpression cron(String policyName, Window window) {
+  private static CronExpression cron(String policyName, Window window, String text) {
     try {
-      CronExpression expression = new CronExpression(window.cron());
+      CronExpression expression = new CronExpression(text);
       expression.setTimeZone(TimeZone.getTimeZone(window.timeZone()));
       return expression;
     } catch (ParseException e) {
@@ -96,7 +102,7 @@ public final class WindowCalendar {
               + ": windows."
               + window.name()
               + ".cron = '"
-              + window.cron()
+              + text
               + "': not a valid Quartz cron expression: "
               + e.getMessage(),
           e);
@@ -144,9 +150,9 @@ public final class WindowCalendar {
    */
   public Optional<Opening> current(String name, Instant t) {
     Window window = window(name);
-    if (window.isCron()) {
-      CronExpression cron = crons.get(name);
-      Instant first = after(cron, t.minus(window.duration()));
+    Cron cron = crons.get(name);
+    if (cron != null) {
+      Instant first = after(cron.expression(), t.minus(cron.duration()));
       if (first == null || first.isAfter(t)) {
         return Optional.empty();
       }
@@ -182,9 +188,10 @@ public final class WindowCalendar {
       return Optional.empty();
     }
     Instant from = current.flatMap(Opening::end).orElse(t);
-    if (window.isCron()) {
-      CronExpression cron = crons.get(name);
-      Instant fire = after(cron, from); // strictly after: a fire at t would make it open now
+    Cron cron = crons.get(name);
+    if (cron != null) {
+      Instant fire =
+          after(cron.expression(), from); // strictly after: a fire at t would make it open now
       return fire == null ? Optional.empty() : Optional.of(cronOpening(window, cron, fire));
     }
     LocalDate day = LocalDate.ofInstant(from, window.timeZone()).minusDays(1);
@@ -267,13 +274,15 @@ public final class WindowCalendar {
   }
 
   /** The opening of a time-range window that starts on {@code day}, or null. */
-  private static Opening rangeOpening(Window window, LocalDate day) {
-    if (!window.days().contains(day.getDayOfWeek())) {
+  private static @Nullable Opening rangeOpening(Window window, LocalDate day) {
+    LocalTime from = window.start();
+    LocalTime to = window.end();
+    if (from == null || to == null || !window.days().contains(day.getDayOfWeek())) {
       return null;
     }
-    Instant start = wallClock(day, window.start(), window.timeZone());
+    Instant start = wallClock(day, from, window.timeZone());
     LocalDate endDay = window.wrapsMidnight() ? day.plusDays(1) : day;
-    Instant end = wallClock(endDay, window.end(), window.timeZone());
+    Instant end = wallClock(endDay, to, window.timeZone());
     if (!end.isAfter(start)) {
       return null; // a DST gap swallowed it
     }
@@ -294,16 +303,16 @@ public final class WindowCalendar {
   }
 
   /** An opening of a cron window that starts at fire time {@code first}, touching ones merged. */
-  private static Opening cronOpening(Window window, CronExpression cron, Instant first) {
-    Instant end = first.plus(window.duration());
+  private static Opening cronOpening(Window window, Cron cron, Instant first) {
+    Instant end = first.plus(cron.duration());
     Instant fire = first;
     for (int i = 0; i < MAX_MERGED; i++) {
-      Instant next = after(cron, fire);
+      Instant next = after(cron.expression(), fire);
       if (next == null || next.isAfter(end)) {
         return new Opening(window.name(), first, Optional.of(end));
       }
       fire = next;
-      Instant e = next.plus(window.duration());
+      Instant e = next.plus(cron.duration());
       if (e.isAfter(end)) {
         end = e;
       }
@@ -312,7 +321,7 @@ public final class WindowCalendar {
   }
 
   /** Quartz's next fire time strictly after {@code t}, or null when it never fires again. */
-  private static Instant after(CronExpression cron, Instant t) {
+  private static @Nullable Instant after(CronExpression cron, Instant t) {
     Date next = cron.getNextValidTimeAfter(Date.from(t));
     return next == null ? null : next.toInstant();
   }

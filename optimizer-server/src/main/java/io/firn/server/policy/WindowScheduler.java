@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.quartz.Job;
 import org.quartz.JobBuilder;
 import org.quartz.JobDataMap;
@@ -63,7 +64,7 @@ public final class WindowScheduler implements Managed {
   private final Set<String> open = new LinkedHashSet<>();
   private final Map<String, Transition> pending = new LinkedHashMap<>();
   private WindowCalendar calendar;
-  private Scheduler scheduler;
+  private @Nullable Scheduler scheduler;
   private long generation;
   private long sequence;
 
@@ -239,8 +240,12 @@ public final class WindowScheduler implements Managed {
             .withSchedule(
                 SimpleScheduleBuilder.simpleSchedule().withMisfireHandlingInstructionFireNow())
             .build();
+    Scheduler s = scheduler;
+    if (s == null) {
+      throw new IllegalStateException("cannot schedule " + transition + ": not started");
+    }
     try {
-      scheduler.scheduleJob(job, trigger);
+      s.scheduleJob(job, trigger);
     } catch (SchedulerException e) {
       throw new IllegalStateException("cannot schedule " + transition, e);
     }
@@ -261,6 +266,9 @@ public final class WindowScheduler implements Managed {
       try {
         WindowScheduler owner =
             (WindowScheduler) context.getScheduler().getContext().get(CONTEXT_KEY);
+        if (owner == null) {
+          throw new JobExecutionException("no window scheduler in the Quartz context");
+        }
         owner.fired(
             data.getString(WINDOW),
             data.getLongValue(GENERATION),

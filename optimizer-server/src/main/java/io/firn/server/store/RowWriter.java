@@ -500,7 +500,7 @@ final class RowWriter {
           for (RowWrite w : writes) {
             w.write(c);
           }
-          return null;
+          return writes.size();
         });
   }
 

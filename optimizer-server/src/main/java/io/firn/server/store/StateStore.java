@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -303,7 +304,9 @@ public final class StateStore implements AutoCloseable {
         return w.record();
       }
     }
-    return read("read process " + processId, c -> ProcessRows.byId(c, processId));
+    return read(
+            "read process " + processId, c -> Optional.ofNullable(ProcessRows.byId(c, processId)))
+        .orElse(null);
   }
 
   /** The tasks of a process in task order, pending rows included. */
