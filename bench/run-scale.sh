@@ -40,8 +40,8 @@ case "$WORK" in "$ROOT"|"$ROOT"/*) echo "--work must be outside the repository" 
 if $BUILD; then
   echo "== building" >&2
   # clean: target/lib must not keep jars of older dependency versions.
-  flock "$LOCK" mvn -B -o -q install -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
-  flock "$LOCK" mvn -B -o -q clean package -DskipTests -Dspotless.check.skip=true -pl bench >&2
+  # A reactor build: never install (other checkouts share ~/.m2).
+  flock "$LOCK" mvn -B -o -q clean package -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
 fi
 CP="$ROOT/bench/target/classes:$ROOT/bench/target/lib/*"
 R=$WORK/results
