@@ -5,6 +5,7 @@
 package io.firn.core.plan;
 
 import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.table.TableFileGroups;
 import io.firn.core.table.TableFiles;
 import java.time.Instant;
 
@@ -23,6 +24,18 @@ public interface Planner {
    */
   OptimizingPlan plan(
       TableFiles files,
+      OptimizingPolicy policy,
+      OptimizingHistory history,
+      Instant now,
+      OptimizingType requested);
+
+  /**
+   * Plans a table read group by group ({@link TableFileGroups}); the same plan as planning all
+   * groups' files at once, holding one group's files at a time. Iterating the groups reads the
+   * table: that I/O is the reader's, given to the planner.
+   */
+  OptimizingPlan plan(
+      TableFileGroups groups,
       OptimizingPolicy policy,
       OptimizingHistory history,
       Instant now,

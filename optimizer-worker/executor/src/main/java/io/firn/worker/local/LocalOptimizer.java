@@ -14,7 +14,7 @@ import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.policy.Sizes;
 import io.firn.core.table.PartitionKey;
 import io.firn.core.table.TableEvaluator;
-import io.firn.core.table.TableFiles;
+import io.firn.core.table.TableFileGroups;
 import io.firn.core.table.TableScanner;
 import io.firn.worker.commit.CommitOutcome;
 import io.firn.worker.commit.Committer;
@@ -71,7 +71,7 @@ public final class LocalOptimizer {
    */
   public OptimizingPlan plan(Table table, OptimizingType requested, Instant now) {
     checkSupported(table);
-    TableFiles files = TableScanner.scan(table);
+    TableFileGroups files = TableScanner.scanInGroups(table);
     return new BinPackPlanner().plan(files, policy, history(table), now, requested);
   }
 
@@ -90,10 +90,13 @@ public final class LocalOptimizer {
           current == null ? 0 : current.sequenceNumber(),
           evaluation.reason());
     }
-    TableFiles files =
+    long groupFiles = TableScanner.DEFAULT_GROUP_FILES;
+    TableFileGroups files =
         evaluation.partitions().isEmpty()
-            ? TableScanner.scan(table, current.snapshotId(), evaluation::includes)
-            : TableScanner.scan(table, current.snapshotId(), evaluation.partitions());
+            ? TableScanner.scanInGroups(
+                table, current.snapshotId(), evaluation::includes, groupFiles)
+            : TableScanner.scanInGroups(
+                table, current.snapshotId(), evaluation.partitions(), groupFiles);
     return new BinPackPlanner().plan(files, policy, history(table), now, null);
   }
 

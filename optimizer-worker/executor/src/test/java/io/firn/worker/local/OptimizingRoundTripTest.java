@@ -14,6 +14,7 @@ import io.firn.core.table.DataFileEntry;
 import io.firn.core.table.FileKind;
 import io.firn.core.table.PartitionFiles;
 import io.firn.core.table.PartitionKey;
+import io.firn.core.table.TableFiles;
 import io.firn.core.table.TableScanner;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
@@ -23,6 +24,7 @@ import io.firn.worker.commit.CommitOutcome;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -65,6 +67,7 @@ class OptimizingRoundTripTest {
     Set<String> eqDeletesBefore = Tables.liveDeleteFiles(table, FileContent.EQUALITY_DELETES);
     assertThat(eqDeletesBefore).isNotEmpty();
     Set<String> dataBefore = dataFiles(table);
+    TableFiles filesBefore = TableScanner.scan(table);
 
     LocalOptimizer optimizer = new LocalOptimizer(POLICY, 2, line -> {});
     OptimizeReport report = optimizer.optimize(table, type, Instant.now());
@@ -91,9 +94,10 @@ class OptimizingRoundTripTest {
         OptimizingPlan plan = report.plan();
         Set<String> after = dataFiles(table);
         for (PartitionPlan planned : plan.duePartitions()) {
-          for (DataFileEntry entry : planned.files().dataFiles()) {
+          List<DataFileEntry> read = filesBefore.partitions().get(planned.key()).dataFiles();
+          for (DataFileEntry entry : read) {
             if (FileKind.of(entry.sizeInBytes(), POLICY) == FileKind.FRAGMENT
-                && planned.files().dataFiles().stream()
+                && read.stream()
                         .filter(e -> FileKind.of(e.sizeInBytes(), POLICY) == FileKind.FRAGMENT)
                         .count()
                     >= 2) {
