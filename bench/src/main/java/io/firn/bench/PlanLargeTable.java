@@ -170,9 +170,15 @@ public final class PlanLargeTable {
         () -> {
           Iterator<TableFiles> read = groups.iterator();
           return new Iterator<>() {
+            // A stream's iterator reads the next group in hasNext(): time both.
             @Override
             public boolean hasNext() {
-              return read.hasNext();
+              long wall = System.nanoTime();
+              long cpu = processCpu();
+              boolean more = read.hasNext();
+              reading[0] += System.nanoTime() - wall;
+              reading[1] += processCpu() - cpu;
+              return more;
             }
 
             @Override
