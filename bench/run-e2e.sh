@@ -26,7 +26,7 @@ while (($#)); do
 done
 
 echo "== building" >&2
-mvn -B -q -ntp install -DskipTests -Dspotless.check.skip=true -pl bench,bench/spark-baseline -am >&2
+mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -pl bench,bench/spark-baseline -am >&2
 
 FIRN_CP="$ROOT/bench/target/classes:$ROOT/bench/target/lib/*"
 SPARK_CP="$ROOT/bench/spark-baseline/target/classes:$ROOT/bench/spark-baseline/target/lib/*"

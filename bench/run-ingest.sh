@@ -17,7 +17,7 @@ ROOT=$PWD
 if [[ ! -f bench/target/classes/io/firn/bench/IngestThroughput.class || ! -d bench/target/lib ]] \
   || [[ -n "$(find bench/src/main bench/pom.xml -newer bench/target/classes/io/firn/bench/IngestThroughput.class -print -quit)" ]]; then
   echo "== building" >&2
-  mvn -B -q -ntp install -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
+  mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
 fi
 
 ARGS=("$@")

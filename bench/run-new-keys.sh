@@ -14,7 +14,7 @@ ROOT=$PWD
 if [[ ! -f bench/target/classes/io/firn/bench/NewKeyInserts.class || ! -d bench/target/lib ]] \
   || [[ -n "$(find bench/src/main bench/pom.xml -newer bench/target/classes/io/firn/bench/NewKeyInserts.class -print -quit)" ]]; then
   echo "== building" >&2
-  mvn -B -q -ntp install -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
+  mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
 fi
 # shellcheck source=bench/flink-opens.sh
 source "$ROOT/bench/flink-opens.sh"

@@ -21,7 +21,7 @@ while (($#)); do
 done
 if ((BUILD)); then
   echo "== building" >&2
-  mvn -B -q -ntp install -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
+  mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
 fi
 CP="$ROOT/bench/target/classes:$ROOT/bench/target/lib/*"
 rm -rf "$WORK"; mkdir -p "$WORK"

@@ -7,7 +7,9 @@
 #      child JVM with -Xmx$PLAN_HEAP, peak heap from the heap pools and a GC log.
 #
 #   bench/run-scale.sh [--work /tmp/firn-scale] [--tables 10000] [--threads "1 4 8"]
-#                      [--data-files 1000000] [--postgres] [--skip-generate] [--only watch|plan]
+#                      [--data-files 1000000] [--partitions 1000] [--plan-heap 2g]
+#                      [--plan-mode groups|whole] [--group-files 500000]
+#                      [--postgres] [--skip-generate] [--skip-build] [--only watch|plan]
 #
 # Generated data stays under --work (never in the repository). Every Maven build and every
 # measuring JVM runs under flock /tmp/firn-mvn.lock (shared 2-core machine). --postgres also runs
@@ -19,7 +21,8 @@ ROOT=$PWD
 LOCK=/tmp/firn-mvn.lock
 
 WORK=/tmp/firn-scale TABLES=10000 NAMESPACES=100 THREADS="1 4 8" DATA_FILES=1000000
-PARTITIONS=1000 PLAN_HEAP=2g POSTGRES=false GENERATE=true ONLY=all BUILD=true
+PARTITIONS=1000 PLAN_HEAP=2g PLAN_MODE=groups GROUP_FILES=500000 POSTGRES=false GENERATE=true
+ONLY=all BUILD=true
 while (($#)); do
   case "$1" in
     --work) WORK=$2; shift 2 ;;
@@ -28,6 +31,8 @@ while (($#)); do
     --data-files) DATA_FILES=$2; shift 2 ;;
     --partitions) PARTITIONS=$2; shift 2 ;;
     --plan-heap) PLAN_HEAP=$2; shift 2 ;;
+    --plan-mode) PLAN_MODE=$2; shift 2 ;;
+    --group-files) GROUP_FILES=$2; shift 2 ;;
     --postgres) POSTGRES=true; shift ;;
     --skip-generate) GENERATE=false; shift ;;
     --skip-build) BUILD=false; shift ;;
@@ -40,8 +45,8 @@ case "$WORK" in "$ROOT"|"$ROOT"/*) echo "--work must be outside the repository" 
 if $BUILD; then
   echo "== building" >&2
   # clean: target/lib must not keep jars of older dependency versions.
-  flock "$LOCK" mvn -B -o -q install -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
-  flock "$LOCK" mvn -B -o -q clean package -DskipTests -Dspotless.check.skip=true -pl bench >&2
+  # A reactor build: never install (other checkouts share ~/.m2).
+  flock "$LOCK" mvn -B -o -q clean package -DskipTests -Dspotless.check.skip=true -pl bench -am >&2
 fi
 CP="$ROOT/bench/target/classes:$ROOT/bench/target/lib/*"
 R=$WORK/results
@@ -93,7 +98,7 @@ if [[ $ONLY != watch ]]; then
   fi
   echo "== planning it with -Xmx$PLAN_HEAP" >&2
   run -Xmx"$PLAN_HEAP" -Xlog:gc:file="$R/plan-gc.log" -cp "$CP" io.firn.bench.PlanLargeTable "${BIG[@]}" \
-    --histogram 25 --out "$R/plan.json" >/dev/null
+    --mode "$PLAN_MODE" --group-files "$GROUP_FILES" --histogram 25 --out "$R/plan.json" >/dev/null
 fi
 
 python3 "$ROOT/bench/report-scale.py" "$R"

@@ -12,7 +12,7 @@ import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.core.policy.OptimizingPolicy;
-import io.firn.core.table.PartitionFiles;
+import io.firn.core.table.TableFileGroups;
 import io.firn.core.table.TableFiles;
 import io.firn.core.table.TableScanner;
 import java.lang.management.ManagementFactory;
@@ -23,8 +23,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import javax.management.ObjectName;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -32,15 +34,18 @@ import org.apache.iceberg.util.SnapshotUtil;
 
 /**
  * Plans one large table as the server and {@code LocalOptimizer.plan} do: {@link
- * TableScanner#scan(Table)} then {@link BinPackPlanner#plan}. Reports wall and CPU time of each
- * part and the heap: the sum of the heap pools' peak usage since a reset after a full GC (an upper
- * bound of the peak, garbage included), and the heap still used after a GC while the scan result
- * and the plan are reachable. Run it in its own JVM with the heap limit under test ({@code
- * -Xmx2g}); {@code --histogram N} prints the N largest classes of that retained heap.
+ * TableScanner#scanInGroups} read group by group while {@link BinPackPlanner#plan} plans them
+ * ({@code --mode groups}, the default), or, for comparison, the whole table read at once by {@link
+ * TableScanner#scan(Table)} and then planned ({@code --mode whole}: the planning before ADR 0035).
+ * Reports wall and CPU time of reading and of planning and the heap: the sum of the heap pools'
+ * peak usage since a reset after a full GC (an upper bound of the peak, garbage included), and the
+ * heap still used after a GC while the plan (and in whole mode the scan result) is reachable. Run
+ * it in its own JVM with the heap limit under test ({@code -Xmx2g}); {@code --histogram N} prints
+ * the N largest classes of that retained heap.
  *
  * <pre>
  * --catalog-uri URI --warehouse DIR --table big.events [--io hadoop|local] [--histogram 25]
- * --out FILE.json
+ * [--mode groups|whole] [--group-files 500000] --out FILE.json
  * </pre>
  */
 public final class PlanLargeTable {
@@ -53,27 +58,47 @@ public final class PlanLargeTable {
     System.gc();
     long baseline = usedHeap();
     resetPeaks();
+    boolean whole = a.get("mode", "groups").equals("whole");
+    long groupFiles = a.getLong("group-files", TableScanner.DEFAULT_GROUP_FILES);
     long cpu0 = processCpu();
     long t0 = System.nanoTime();
-    TableFiles files = TableScanner.scan(table);
+    long[] reading = new long[2]; // wall and CPU nanoseconds spent reading groups
+    TableFiles files = null;
+    TableFileGroups groups;
+    if (whole) {
+      files = TableScanner.scan(table);
+      groups = TableFileGroups.of(files);
+    } else {
+      TableFileGroups read =
+          TableScanner.scanInGroups(
+              table, table.currentSnapshot().snapshotId(), key -> true, groupFiles);
+      groups = timed(read, reading);
+    }
     long t1 = System.nanoTime();
     long cpu1 = processCpu();
     OptimizingPlan plan =
-        new BinPackPlanner().plan(files, OptimizingPolicy.DEFAULTS, history(table), Instant.now());
+        new BinPackPlanner()
+            .plan(
+                groups, OptimizingPolicy.DEFAULTS, history(table), Instant.now(), Optional.empty());
     long t2 = System.nanoTime();
     long cpu2 = processCpu();
     long peak = peakHeap();
     System.gc();
     long retained = usedHeap();
+    // In groups mode the groups are read while planning: count their reading as the scan.
+    long scanNanos = t1 - t0 + reading[0];
+    long scanCpu = cpu1 - cpu0 + reading[1];
 
     long dataFiles = 0;
     long attachedDeletes = 0;
-    long danglingDeletes = files.globalDanglingDeletes().size();
-    for (PartitionFiles partition : files.partitionFiles()) {
-      dataFiles += partition.dataFiles().size();
-      attachedDeletes += partition.attachedDeletes().size();
-      danglingDeletes += partition.danglingDeletes().size();
+    long danglingDeletes = 0;
+    for (PartitionPlan partition : plan.partitions()) {
+      dataFiles += partition.statistics().dataFiles();
+      attachedDeletes += partition.statistics().deleteFiles();
+      danglingDeletes += partition.statistics().danglingDeleteFiles();
     }
+    danglingDeletes +=
+        plan.sharedDeletesToRemove().stream().filter(d -> d.requires().isEmpty()).count();
     long rewriteFiles = 0;
     for (PartitionPlan partition : plan.duePartitions()) {
       rewriteFiles += partition.rewriteFiles();
@@ -81,26 +106,29 @@ public final class PlanLargeTable {
     String json =
         String.format(
             Locale.ROOT,
-            "{\"dataFiles\": %d, \"partitions\": %d, \"deleteFilesAttached\": %d,"
+            "{\"mode\": \"%s\", \"groups\": %d, \"dataFiles\": %d, \"partitions\": %d,"
+                + " \"deleteFilesAttached\": %d,"
                 + " \"deleteFilesDangling\": %d,"
                 + " \"duePartitions\": %d, \"tasks\": %d, \"rewriteFiles\": %d, \"type\": \"%s\","
                 + " \"scanSeconds\": %.3f, \"planSeconds\": %.3f, \"totalSeconds\": %.3f,"
                 + " \"scanCpuSeconds\": %.3f, \"planCpuSeconds\": %.3f,"
                 + " \"maxHeapBytes\": %d, \"baselineHeapBytes\": %d, \"peakHeapBytes\": %d,"
                 + " \"retainedHeapBytes\": %d}%n",
+            whole ? "whole" : "groups",
+            groups.groupCount(),
             dataFiles,
-            files.partitions().size(),
+            plan.partitions().size(),
             attachedDeletes,
             danglingDeletes,
             plan.duePartitions().size(),
             plan.tasks().size(),
             rewriteFiles,
             plan.type(),
-            (t1 - t0) / 1e9,
-            (t2 - t1) / 1e9,
+            scanNanos / 1e9,
+            (t2 - t0 - scanNanos) / 1e9,
             (t2 - t0) / 1e9,
-            (cpu1 - cpu0) / 1e9,
-            (cpu2 - cpu1) / 1e9,
+            scanCpu / 1e9,
+            (cpu2 - cpu0 - scanCpu) / 1e9,
             Runtime.getRuntime().maxMemory(),
             baseline,
             peak,
@@ -128,9 +156,44 @@ public final class PlanLargeTable {
       System.err.print(head);
     }
     // Keep both reachable until the histogram is taken.
-    if (files.partitions().isEmpty() && plan.partitions().isEmpty()) {
+    if ((files == null || files.partitions().isEmpty()) && plan.partitions().isEmpty()) {
       System.err.println("[plan] the table is empty");
     }
+  }
+
+  /** The same groups, adding the wall and CPU time of reading each to {@code reading}. */
+  private static TableFileGroups timed(TableFileGroups groups, long[] reading) {
+    return new TableFileGroups(
+        groups.table(),
+        groups.snapshotId(),
+        groups.sequenceNumber(),
+        groups.complete(),
+        groups.groupCount(),
+        () -> {
+          Iterator<TableFiles> read = groups.iterator();
+          return new Iterator<>() {
+            // A stream's iterator reads the next group in hasNext(): time both.
+            @Override
+            public boolean hasNext() {
+              long wall = System.nanoTime();
+              long cpu = processCpu();
+              boolean more = read.hasNext();
+              reading[0] += System.nanoTime() - wall;
+              reading[1] += processCpu() - cpu;
+              return more;
+            }
+
+            @Override
+            public TableFiles next() {
+              long wall = System.nanoTime();
+              long cpu = processCpu();
+              TableFiles next = read.next();
+              reading[0] += System.nanoTime() - wall;
+              reading[1] += processCpu() - cpu;
+              return next;
+            }
+          };
+        });
   }
 
   /** As {@code TablePlanner.history}: when Firn last committed each type, from summaries. */

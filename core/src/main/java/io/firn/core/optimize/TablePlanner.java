@@ -11,11 +11,12 @@ import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.Planner;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.table.TableEvaluator;
-import io.firn.core.table.TableFiles;
+import io.firn.core.table.TableFileGroups;
 import io.firn.core.table.TableScanner;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableUtil;
@@ -47,10 +48,8 @@ public final class TablePlanner {
    */
   public OptimizingPlan plan(Table table, @Nullable OptimizingType requested, Instant now) {
     checkSupported(table);
-    TableFiles files = TableScanner.scan(table);
-    return requested == null
-        ? planner.plan(files, policy, history(table), now)
-        : planner.plan(files, policy, history(table), now, requested);
+    TableFileGroups files = TableScanner.scanInGroups(table);
+    return planner.plan(files, policy, history(table), now, Optional.ofNullable(requested));
   }
 
   /**
@@ -70,11 +69,14 @@ public final class TablePlanner {
           current == null ? 0 : current.sequenceNumber(),
           evaluation.reason());
     }
-    TableFiles files =
+    long groupFiles = TableScanner.DEFAULT_GROUP_FILES;
+    TableFileGroups files =
         evaluation.partitions().isEmpty()
-            ? TableScanner.scan(table, current.snapshotId(), evaluation::includes)
-            : TableScanner.scan(table, current.snapshotId(), evaluation.partitions());
-    return planner.plan(files, policy, history(table), now);
+            ? TableScanner.scanInGroups(
+                table, current.snapshotId(), evaluation::includes, groupFiles)
+            : TableScanner.scanInGroups(
+                table, current.snapshotId(), evaluation.partitions(), groupFiles);
+    return planner.plan(files, policy, history(table), now, Optional.empty());
   }
 
   /**

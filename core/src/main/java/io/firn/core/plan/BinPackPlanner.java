@@ -11,6 +11,7 @@ import io.firn.core.table.FileKind;
 import io.firn.core.table.PartitionFiles;
 import io.firn.core.table.PartitionKey;
 import io.firn.core.table.PartitionStatistics;
+import io.firn.core.table.TableFileGroups;
 import io.firn.core.table.TableFiles;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,7 +41,7 @@ public final class BinPackPlanner implements Planner {
   @Override
   public OptimizingPlan plan(
       TableFiles files, OptimizingPolicy policy, OptimizingHistory history, Instant now) {
-    return planTable(files, policy, history, now, null);
+    return planGroups(TableFileGroups.of(files), policy, history, now, null);
   }
 
   @Override
@@ -50,40 +51,58 @@ public final class BinPackPlanner implements Planner {
       OptimizingHistory history,
       Instant now,
       OptimizingType requested) {
-    return planTable(files, policy, history, now, requested);
+    return planGroups(TableFileGroups.of(files), policy, history, now, requested);
   }
 
-  /** {@code requested} null lets the triggers decide. */
-  private OptimizingPlan planTable(
-      TableFiles files,
+  @Override
+  public OptimizingPlan plan(
+      TableFileGroups groups,
+      OptimizingPolicy policy,
+      OptimizingHistory history,
+      Instant now,
+      Optional<OptimizingType> requested) {
+    return planGroups(groups, policy, history, now, requested.orElse(null));
+  }
+
+  /**
+   * Plans group by group: each group's files are let go once its partitions are planned; the plan
+   * keeps per partition its statistics, tasks and deletes to remove. {@code requested} null lets
+   * the triggers decide.
+   */
+  private OptimizingPlan planGroups(
+      TableFileGroups groups,
       OptimizingPolicy policy,
       OptimizingHistory history,
       Instant now,
       @Nullable OptimizingType requested) {
     List<PartitionPlan> plans = new ArrayList<>();
     Map<String, SharedCandidate> shared = new LinkedHashMap<>();
+    List<DeleteFile> globalDangling = new ArrayList<>();
     int nextTaskId = 0;
-    for (PartitionFiles partition : files.partitionFiles()) {
-      PartitionPlan plan =
-          planPartition(files, partition, policy, history, now, requested, nextTaskId);
-      nextTaskId += plan.tasks().size();
-      plans.add(plan);
-      collectShared(files, partition, plan, shared);
+    for (TableFiles files : groups) {
+      for (PartitionFiles partition : files.partitionFiles()) {
+        PartitionPlan plan =
+            planPartition(files, partition, policy, history, now, requested, nextTaskId);
+        nextTaskId += plan.tasks().size();
+        plans.add(plan);
+        collectShared(files, partition, plan, shared);
+      }
+      globalDangling.addAll(files.globalDanglingDeletes());
     }
     List<OptimizingPlan.SharedDelete> sharedDeletes = new ArrayList<>();
-    if (files.complete()) {
+    if (groups.complete()) {
       for (SharedCandidate candidate : shared.values()) {
         if (candidate.removable) {
           sharedDeletes.add(
               new OptimizingPlan.SharedDelete(candidate.file, Set.copyOf(candidate.requires)));
         }
       }
-      for (DeleteFile dangling : files.globalDanglingDeletes()) {
+      for (DeleteFile dangling : globalDangling) {
         sharedDeletes.add(new OptimizingPlan.SharedDelete(dangling, Set.of()));
       }
     }
     return new OptimizingPlan(
-        files.table(), files.snapshotId(), files.sequenceNumber(), plans, sharedDeletes, null);
+        groups.table(), groups.snapshotId(), groups.sequenceNumber(), plans, sharedDeletes, null);
   }
 
   private PartitionPlan planPartition(
@@ -131,7 +150,7 @@ public final class BinPackPlanner implements Planner {
       }
     }
     if (type == OptimizingType.NONE) {
-      return new PartitionPlan(partition, stats, type, reason, List.of(), List.of());
+      return PartitionPlan.of(partition, stats, type, reason, List.of(), List.of());
     }
 
     List<DataFileEntry> rewrite = new ArrayList<>();
@@ -140,7 +159,7 @@ public final class BinPackPlanner implements Planner {
     List<RewriteTask> tasks = pack(partition.key(), type, rewrite, convert, policy, firstTaskId);
     List<DeleteFile> removable = removableDeletes(files, partition, rewrite, convert);
     if (tasks.isEmpty() && removable.isEmpty()) {
-      return new PartitionPlan(
+      return PartitionPlan.of(
           partition,
           stats,
           OptimizingType.NONE,
@@ -148,7 +167,7 @@ public final class BinPackPlanner implements Planner {
           List.of(),
           List.of());
     }
-    return new PartitionPlan(partition, stats, type, reason, tasks, removable);
+    return PartitionPlan.of(partition, stats, type, reason, tasks, removable);
   }
 
   private static Optional<String> fullTrigger(

@@ -9,12 +9,19 @@ import io.firn.core.table.PartitionKey;
 import io.firn.core.table.PartitionStatistics;
 import java.util.List;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.StructLike;
 
 /**
  * The decision for one partition and, when work is due, its tasks. All tasks of a partition commit
  * together (one commit group); a conflict fails only this group.
  *
- * @param files the partition's files at the planning snapshot
+ * <p>It keeps of the partition's files only those its tasks name: a plan of a table with millions
+ * of files holds its work, not the table (ADR 0035).
+ *
+ * @param key the partition
+ * @param spec its partition spec; output files are written in it
+ * @param partition the partition tuple; output files of this partition are written with it
  * @param statistics counts before optimizing
  * @param type what was chosen; {@link OptimizingType#NONE} when nothing is due
  * @param reason why, in words an operator can act on, also when nothing is due
@@ -24,7 +31,9 @@ import org.apache.iceberg.DeleteFile;
  *     applying only to rewritten or converted files of this partition, and dangling ones
  */
 public record PartitionPlan(
-    PartitionFiles files,
+    PartitionKey key,
+    PartitionSpec spec,
+    StructLike partition,
     PartitionStatistics statistics,
     OptimizingType type,
     String reason,
@@ -36,8 +45,29 @@ public record PartitionPlan(
     deletesToRemove = List.copyOf(deletesToRemove);
   }
 
-  public PartitionKey key() {
-    return files.key();
+  /** The plan of a partition read as {@code files}. */
+  public static PartitionPlan of(
+      PartitionFiles files,
+      PartitionStatistics statistics,
+      OptimizingType type,
+      String reason,
+      List<RewriteTask> tasks,
+      List<DeleteFile> deletesToRemove) {
+    return new PartitionPlan(
+        files.key(),
+        files.spec(),
+        files.partition(),
+        statistics,
+        type,
+        reason,
+        tasks,
+        deletesToRemove);
+  }
+
+  /** This partition with nothing to do now, for {@code reason}. */
+  public PartitionPlan notDue(String reason) {
+    return new PartitionPlan(
+        key, spec, partition, statistics, OptimizingType.NONE, reason, List.of(), List.of());
   }
 
   public boolean due() {

@@ -5,8 +5,10 @@
 package io.firn.core.plan;
 
 import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.table.TableFileGroups;
 import io.firn.core.table.TableFiles;
 import java.time.Instant;
+import java.util.Optional;
 
 /**
  * Decides per partition whether minor, major or full optimizing is due and packs the work into
@@ -40,4 +42,18 @@ public interface Planner {
       OptimizingHistory history,
       Instant now,
       OptimizingType requested);
+
+  /**
+   * Plans a table read group by group ({@link TableFileGroups}); the same plan as planning all
+   * groups' files at once, holding one group's files at a time. Iterating the groups reads the
+   * table: that I/O is the reader's, given to the planner.
+   *
+   * @param requested the type the user asked for, or empty to let the policy's triggers decide
+   */
+  OptimizingPlan plan(
+      TableFileGroups groups,
+      OptimizingPolicy policy,
+      OptimizingHistory history,
+      Instant now,
+      Optional<OptimizingType> requested);
 }

@@ -208,7 +208,7 @@ public final class TableEvaluator {
     }
   }
 
-  private static long value(Schema schema, StructLike row, String column) {
+  static long value(Schema schema, StructLike row, String column) {
     int position = position(schema.asStruct(), column);
     Object value = row.get(position, Object.class);
     return value == null ? 0 : ((Number) value).longValue();
@@ -225,7 +225,7 @@ public final class TableEvaluator {
   }
 
   /** Maps a row's unified partition tuple to its own spec's tuple. */
-  private static StructLike tuple(PartitionSpec spec, Schema schema, StructLike row) {
+  static StructLike tuple(PartitionSpec spec, Schema schema, StructLike row) {
     Types.StructType unified = schema.findField("partition").type().asStructType();
     StructLike values = row.get(position(schema.asStruct(), "partition"), StructLike.class);
     GenericRecord tuple = GenericRecord.create(spec.partitionType());

@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,6 +30,7 @@ import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.ManifestEvaluator;
 import org.apache.iceberg.expressions.UnboundTerm;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.util.StructLikeWrapper;
@@ -58,6 +60,174 @@ public final class TableScanner {
   }
 
   /**
+   * Data files of a group of partitions ({@link TableFileGroups}) when the caller names no bound:
+   * about 250 MB of scanned files at ≈ 490 bytes each (BENCHMARKS.md, "Scale").
+   */
+  public static final long DEFAULT_GROUP_FILES = 500_000;
+
+  /** Every partition of the current snapshot, in groups of {@link #DEFAULT_GROUP_FILES}. */
+  public static TableFileGroups scanInGroups(Table table) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return TableFileGroups.of(scan(table));
+    }
+    return scanInGroups(table, current.snapshotId(), key -> true, DEFAULT_GROUP_FILES);
+  }
+
+  /**
+   * As {@link #scan(Table, long, Predicate)}, read in groups of partitions of at most {@code
+   * maxFilesPerGroup} data files each (a larger partition is a group of its own).
+   *
+   * <p>A table of at most {@code maxFilesPerGroup} data files (snapshot summary), with no
+   * partitioned spec, or with live delete files of an unpartitioned spec (a global equality delete
+   * applies in every partition, and whether any such delete is dangling shows only after every
+   * partition is read) is one group: exactly what {@link #scan(Table, long, Predicate)} reads.
+   * Otherwise Iceberg's {@code partitions} metadata table gives every partition's file count, and
+   * each group is read by a scan filtered to its partitions, whose deletes Iceberg attaches from
+   * the delete manifests of those partitions and of unpartitioned specs, as a scan of the whole
+   * table does.
+   */
+  public static TableFileGroups scanInGroups(
+      Table table, long snapshotId, Predicate<PartitionKey> partitions, long maxFilesPerGroup) {
+    return scanInGroups(
+        table,
+        snapshotId,
+        partitions,
+        Expressions.alwaysTrue(),
+        Completeness.IF_ALL_KEPT,
+        maxFilesPerGroup);
+  }
+
+  /**
+   * As {@link #scan(Table, long, Map)} (never complete), read in groups as {@link
+   * #scanInGroups(Table, long, Predicate, long)} does.
+   */
+  public static TableFileGroups scanInGroups(
+      Table table,
+      long snapshotId,
+      Map<PartitionKey, StructLike> partitions,
+      long maxFilesPerGroup) {
+    return scanInGroups(
+        table,
+        snapshotId,
+        partitions::containsKey,
+        partitionsFilter(table, partitions),
+        Completeness.PARTIAL,
+        maxFilesPerGroup);
+  }
+
+  private static TableFileGroups scanInGroups(
+      Table table,
+      long snapshotId,
+      Predicate<PartitionKey> partitions,
+      Expression filter,
+      Completeness completeness,
+      long maxFilesPerGroup) {
+    if (maxFilesPerGroup < 1) {
+      throw new IllegalArgumentException(
+          "maxFilesPerGroup = " + maxFilesPerGroup + ": must be at least 1");
+    }
+    Snapshot snapshot = snapshot(table, snapshotId);
+    long total = summaryCount(snapshot, "total-data-files");
+    boolean partitioned = table.specs().values().stream().anyMatch(s -> !s.isUnpartitioned());
+    List<PartitionCount> counts =
+        (total >= 0 && total <= maxFilesPerGroup) || !partitioned
+            ? List.of()
+            : PartitionCount.read(table, snapshotId);
+    if (counts.isEmpty() || hasUnpartitionedDeletes(table, snapshot)) {
+      TableFiles whole = scan(table, snapshotId, partitions, filter, completeness);
+      return TableFileGroups.of(whole);
+    }
+    boolean complete =
+        completeness == Completeness.IF_ALL_KEPT
+            && counts.stream().allMatch(c -> c.dataFiles() == 0 || partitions.test(c.key()));
+    Completeness each = complete ? Completeness.COMPLETE_GROUP : Completeness.PARTIAL;
+    Set<PartitionKey> known = new HashSet<>();
+    List<Map<PartitionKey, StructLike>> groups = new ArrayList<>();
+    Map<PartitionKey, StructLike> group = new LinkedHashMap<>();
+    long files = 0;
+    for (PartitionCount count : counts) {
+      known.add(count.key());
+      if (count.dataFiles() == 0 || !partitions.test(count.key())) {
+        continue;
+      }
+      if (!group.isEmpty() && files + count.dataFiles() > maxFilesPerGroup) {
+        groups.add(group);
+        group = new LinkedHashMap<>();
+        files = 0;
+      }
+      group.put(count.key(), count.tuple());
+      files += count.dataFiles();
+    }
+    if (!group.isEmpty()) {
+      groups.add(group);
+    }
+    LOG.debug(
+        "Reading {} at snapshot {} in {} group(s) of at most {} data files",
+        table.name(),
+        snapshotId,
+        groups.size(),
+        maxFilesPerGroup);
+    return new TableFileGroups(
+        table.name(),
+        snapshotId,
+        snapshot.sequenceNumber(),
+        complete,
+        groups.size(),
+        () ->
+            groups.stream()
+                .map(
+                    keys ->
+                        scan(
+                            table,
+                            snapshotId,
+                            key -> {
+                              if (keys.containsKey(key)) {
+                                return true;
+                              }
+                              if (!known.contains(key) && partitions.test(key)) {
+                                throw new IllegalStateException(
+                                    "table "
+                                        + table.name()
+                                        + " has data files in partition "
+                                        + key
+                                        + " at snapshot "
+                                        + snapshotId
+                                        + ", which its partitions metadata table does not list");
+                              }
+                              return false;
+                            },
+                            partitionsFilter(table, keys),
+                            each))
+                .iterator());
+  }
+
+  /**
+   * From the manifest list: whether a delete manifest of an unpartitioned spec may hold live files.
+   */
+  private static boolean hasUnpartitionedDeletes(Table table, Snapshot snapshot) {
+    for (ManifestFile manifest : snapshot.deleteManifests(table.io())) {
+      if (spec(table.specs(), manifest.partitionSpecId()).isUnpartitioned()
+          && (manifest.addedFilesCount() == null
+              || manifest.existingFilesCount() == null
+              || manifest.addedFilesCount() + manifest.existingFilesCount() > 0)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static long summaryCount(Snapshot snapshot, String key) {
+    Map<String, String> summary = snapshot.summary();
+    String value = summary == null ? null : summary.get(key);
+    try {
+      return value == null ? -1 : Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /**
    * Reads only the given partitions, pushing them into Iceberg's scan as a filter so manifests of
    * other partitions are skipped when every partition field is an identity or bucket transform
    * (exact, cheap projections); otherwise reads every manifest and keeps only these partitions.
@@ -67,45 +237,76 @@ public final class TableScanner {
    */
   public static TableFiles scan(
       Table table, long snapshotId, Map<PartitionKey, StructLike> partitions) {
-    Expression filter = Expressions.alwaysFalse();
-    for (Map.Entry<PartitionKey, StructLike> entry : partitions.entrySet()) {
-      Expression one = partitionFilter(table, entry.getKey().specId(), entry.getValue());
-      if (one == null) {
-        filter = Expressions.alwaysTrue();
-        break;
-      }
-      filter = Expressions.or(filter, one);
-    }
-    return scan(table, snapshotId, partitions::containsKey, filter, false);
+    return scan(
+        table,
+        snapshotId,
+        partitions::containsKey,
+        partitionsFilter(table, partitions),
+        Completeness.PARTIAL);
   }
 
-  /** Equality on each partition field, or null when a transform is not identity or bucket. */
-  private static @Nullable Expression partitionFilter(Table table, int specId, StructLike tuple) {
-    PartitionSpec spec = spec(table.specs(), specId);
-    Expression all = Expressions.alwaysTrue();
-    List<PartitionField> fields = spec.fields();
-    for (int i = 0; i < fields.size(); i++) {
-      PartitionField field = fields.get(i);
-      String source = table.schema().findColumnName(field.sourceId());
-      if (source == null) {
-        return null;
+  /**
+   * A row filter that Iceberg projects onto the partitions exactly: for partitions of a spec with
+   * one field, {@code in} over their values (one set lookup per file, where an {@code or} of
+   * equalities costs one comparison per partition); otherwise equality on each field. Always true
+   * when a transform is not identity or bucket: then every manifest is read and the caller keeps
+   * only its partitions.
+   */
+  static Expression partitionsFilter(Table table, Map<PartitionKey, StructLike> partitions) {
+    Expression filter = Expressions.alwaysFalse();
+    Map<Integer, List<Object>> singleFieldValues = new TreeMap<>();
+    for (Map.Entry<PartitionKey, StructLike> entry : partitions.entrySet()) {
+      PartitionSpec spec = spec(table.specs(), entry.getKey().specId());
+      StructLike tuple = entry.getValue();
+      List<PartitionField> fields = spec.fields();
+      if (fields.size() == 1 && tuple.get(0, Object.class) != null) {
+        if (term(table, fields.get(0)) == null) {
+          return Expressions.alwaysTrue();
+        }
+        singleFieldValues
+            .computeIfAbsent(spec.specId(), id -> new ArrayList<>())
+            .add(tuple.get(0, Object.class));
+        continue;
       }
-      String transform = field.transform().toString();
-      Object value = tuple.get(i, Object.class);
-      UnboundTerm<Object> term;
-      if (field.transform().isIdentity()) {
-        term = Expressions.ref(source);
-      } else if (transform.startsWith("bucket[")) {
-        int buckets = Integer.parseInt(transform.substring(7, transform.length() - 1));
-        term = Expressions.bucket(source, buckets);
-      } else {
-        return null;
+      Expression all = Expressions.alwaysTrue();
+      for (int i = 0; i < fields.size(); i++) {
+        UnboundTerm<Object> term = term(table, fields.get(i));
+        if (term == null) {
+          return Expressions.alwaysTrue();
+        }
+        Object value = tuple.get(i, Object.class);
+        all =
+            Expressions.and(
+                all, value == null ? Expressions.isNull(term) : Expressions.equal(term, value));
       }
-      all =
-          Expressions.and(
-              all, value == null ? Expressions.isNull(term) : Expressions.equal(term, value));
+      filter = Expressions.or(filter, all);
     }
-    return all;
+    for (Map.Entry<Integer, List<Object>> values : singleFieldValues.entrySet()) {
+      PartitionField field = spec(table.specs(), values.getKey()).fields().get(0);
+      UnboundTerm<Object> term = term(table, field);
+      if (term == null) {
+        return Expressions.alwaysTrue();
+      }
+      filter = Expressions.or(filter, Expressions.in(term, values.getValue()));
+    }
+    return filter;
+  }
+
+  /** The term a partition field's values are of, or null when it is not identity or bucket. */
+  private static @Nullable UnboundTerm<Object> term(Table table, PartitionField field) {
+    String source = table.schema().findColumnName(field.sourceId());
+    if (source == null) {
+      return null;
+    }
+    String transform = field.transform().toString();
+    if (field.transform().isIdentity()) {
+      return Expressions.ref(source);
+    }
+    if (transform.startsWith("bucket[")) {
+      int buckets = Integer.parseInt(transform.substring(7, transform.length() - 1));
+      return Expressions.bucket(source, buckets);
+    }
+    return null;
   }
 
   /**
@@ -114,20 +315,29 @@ public final class TableScanner {
    * @throws UncheckedIOException when a manifest cannot be read; the message names the table
    */
   public static TableFiles scan(Table table, long snapshotId, Predicate<PartitionKey> partitions) {
-    return scan(table, snapshotId, partitions, Expressions.alwaysTrue(), true);
+    return scan(table, snapshotId, partitions, Expressions.alwaysTrue(), Completeness.IF_ALL_KEPT);
   }
 
-  private static TableFiles scan(
+  /** What a read may say of the deletes it cannot see all of. */
+  enum Completeness {
+    /** Some partitions are skipped: a delete that may apply outside them is not decided. */
+    PARTIAL,
+    /** Complete when every partition passes the predicate. */
+    IF_ALL_KEPT,
+    /**
+     * One group of a complete read ({@link TableFileGroups}): other groups' partitions are skipped
+     * here but read there, and no delete of this table applies in two groups.
+     */
+    COMPLETE_GROUP
+  }
+
+  static TableFiles scan(
       Table table,
       long snapshotId,
       Predicate<PartitionKey> partitions,
       Expression filter,
-      boolean mayBeComplete) {
-    Snapshot snapshot = table.snapshot(snapshotId);
-    if (snapshot == null) {
-      throw new IllegalArgumentException(
-          "table " + table.name() + " has no snapshot " + snapshotId + " (expired?)");
-    }
+      Completeness completeness) {
+    Snapshot snapshot = snapshot(table, snapshotId);
     long started = System.nanoTime();
     Map<Integer, PartitionSpec> specs = table.specs();
     TreeMap<PartitionKey, PartitionFiles> byPartition = new TreeMap<>();
@@ -135,7 +345,7 @@ public final class TableScanner {
     Set<String> globalAttached = new HashSet<>();
     // One StructLike copy per distinct partition, shared by its files.
     Map<Integer, Map<StructLikeWrapper, PartitionKey>> keys = new HashMap<>();
-    boolean complete = mayBeComplete;
+    boolean complete = completeness != Completeness.PARTIAL;
     long dataFiles = 0;
     try (CloseableIterable<FileScanTask> tasks =
         table.newScan().useSnapshot(snapshotId).filter(filter).planFiles()) {
@@ -144,7 +354,7 @@ public final class TableScanner {
         PartitionSpec spec = spec(specs, file.specId());
         PartitionKey key = keyOf(keys, spec, file);
         if (!partitions.test(key)) {
-          complete = false;
+          complete &= completeness == Completeness.COMPLETE_GROUP;
           continue;
         }
         PartitionFiles partition =
@@ -165,6 +375,10 @@ public final class TableScanner {
     List<DeleteFile> globalDangling = new ArrayList<>();
     long deleteFiles = 0;
     for (ManifestFile manifest : snapshot.deleteManifests(table.io())) {
+      if (!ManifestEvaluator.forRowFilter(filter, spec(specs, manifest.partitionSpecId()), true)
+          .eval(manifest)) {
+        continue; // holds no delete of the partitions this read may keep
+      }
       try (ManifestReader<DeleteFile> reader =
           ManifestFiles.readDeleteManifest(manifest, table.io(), specs)) {
         for (DeleteFile delete : reader) {
@@ -209,10 +423,15 @@ public final class TableScanner {
         complete ? Set.of() : globalAttached);
   }
 
-  /**
-   * An equality delete of an unpartitioned spec: Iceberg applies it to data files of every spec and
-   * partition with a lower data sequence number.
-   */
+  static Snapshot snapshot(Table table, long snapshotId) {
+    Snapshot snapshot = table.snapshot(snapshotId);
+    if (snapshot == null) {
+      throw new IllegalArgumentException(
+          "table " + table.name() + " has no snapshot " + snapshotId + " (expired?)");
+    }
+    return snapshot;
+  }
+
   /**
    * The table's spec of a file or partition; a file naming a spec the table's metadata lacks is a
    * corrupt table, reported as such rather than as a NullPointerException further on.
@@ -230,6 +449,10 @@ public final class TableScanner {
     return spec;
   }
 
+  /**
+   * An equality delete of an unpartitioned spec: Iceberg applies it to data files of every spec and
+   * partition with a lower data sequence number.
+   */
   static boolean isGlobal(DeleteFile delete, Map<Integer, PartitionSpec> specs) {
     return delete.content() == FileContent.EQUALITY_DELETES
         && spec(specs, delete.specId()).isUnpartitioned();

@@ -79,14 +79,7 @@ final class Windows {
         continue;
       }
       keys.add(partition.key());
-      partitions.add(
-          new PartitionPlan(
-              partition.files(),
-              partition.statistics(),
-              OptimizingType.NONE,
-              reason.apply(partition),
-              List.of(),
-              List.of()));
+      partitions.add(partition.notDue(reason.apply(partition)));
     }
     if (keys.isEmpty()) {
       return plan;

@@ -130,7 +130,9 @@ class ConcurrentWriterTest {
     // Meanwhile, another engine deletes two rows with one partition-scoped position-delete file
     // (it names two data files, like Spark merge-on-read with partition granularity).
     PartitionPlan victim = plan.duePartitions().get(0);
-    List<DataFileEntry> targets = victim.files().dataFiles().subList(0, 2);
+    List<DataFileEntry> targets =
+        victim.tasks().stream().flatMap(t -> t.rewrite().stream()).limit(2).toList();
+    assertThat(targets).hasSize(2);
     DeleteFile scoped = writePartitionScopedDelete(table, victim, targets);
     table.newRowDelta().addDeletes(scoped).commit();
     Map<String, Long> expected = RowSets.read(table);
@@ -165,9 +167,7 @@ class ConcurrentWriterTest {
         OutputFileFactory.builderFor(table, 99, 99).format(FileFormat.PARQUET).build();
     PositionDeleteWriter<Record> writer =
         writers.newPositionDeleteWriter(
-            files.newOutputFile(spec, partition.files().partition()),
-            spec,
-            partition.files().partition());
+            files.newOutputFile(spec, partition.partition()), spec, partition.partition());
     List<String> paths = targets.stream().map(DataFileEntry::path).sorted().toList();
     try (writer) {
       PositionDelete<Record> delete = PositionDelete.create();

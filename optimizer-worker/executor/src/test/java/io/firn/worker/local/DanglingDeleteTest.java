@@ -58,7 +58,8 @@ class DanglingDeleteTest {
             .filter(p -> p.key().path().equals("part=b"))
             .findFirst()
             .orElseThrow();
-    assertThat(partition.files().danglingDeletes())
+    assertThat(partition.statistics().danglingDeleteFiles()).isEqualTo(1);
+    assertThat(partition.deletesToRemove())
         .extracting(DeleteFile::location)
         .containsExactly(deleteTwo.location());
     assertThat(partition.reason()).isEqualTo("1 dangling delete file(s) to remove");

@@ -16,6 +16,7 @@ import io.firn.core.table.DataFileEntry;
 import io.firn.core.table.FileKind;
 import io.firn.core.table.PartitionFiles;
 import io.firn.core.table.PartitionKey;
+import io.firn.core.table.TableFiles;
 import io.firn.core.table.TableScanner;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
@@ -25,6 +26,7 @@ import io.firn.testkit.TestCatalogs;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -67,6 +69,7 @@ class OptimizingRoundTripTest {
     Set<String> eqDeletesBefore = Tables.liveDeleteFiles(table, FileContent.EQUALITY_DELETES);
     assertThat(eqDeletesBefore).isNotEmpty();
     Set<String> dataBefore = dataFiles(table);
+    TableFiles filesBefore = TableScanner.scan(table);
 
     LocalOptimizer optimizer = new LocalOptimizer(POLICY, new BinPackPlanner(), 2, line -> {});
     OptimizeReport report = optimizer.optimize(table, type, Instant.now());
@@ -93,9 +96,10 @@ class OptimizingRoundTripTest {
         OptimizingPlan plan = report.plan();
         Set<String> after = dataFiles(table);
         for (PartitionPlan planned : plan.duePartitions()) {
-          for (DataFileEntry entry : planned.files().dataFiles()) {
+          List<DataFileEntry> read = filesBefore.partitions().get(planned.key()).dataFiles();
+          for (DataFileEntry entry : read) {
             if (FileKind.of(entry.sizeInBytes(), POLICY) == FileKind.FRAGMENT
-                && planned.files().dataFiles().stream()
+                && read.stream()
                         .filter(e -> FileKind.of(e.sizeInBytes(), POLICY) == FileKind.FRAGMENT)
                         .count()
                     >= 2) {
