@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Compaction benchmark matrix (issue 17): Firn vs Iceberg's Spark actions vs a plain Parquet copy on
+# tables of several shapes, written by Iceberg's own Flink task writer (GenerateShapedTable).
+#
+#   bench/run-matrix.sh [--shapes "1 2 ..."] [--threads 2] [--work DIR] [--jfr] [--no-build]
+#
+# Shapes (an L8 orthogonal array over six two-level factors, so every level of every factor is
+# measured four times and every pair of levels at least once):
+#
+#   #  codec   width   partition    parts writer  rows      checkpoints
+#   1  zstd    narrow  identity       8   cdc     500,000   100
+#   2  zstd    narrow  identity      64   upsert  2,000,000 200
+#   3  zstd    wide    bucket         8   cdc     2,000,000 200
+#   4  zstd    wide    bucket        64   upsert  500,000   100
+#   5  snappy  narrow  bucket         8   upsert  500,000   100
+#   6  snappy  narrow  bucket        64   cdc     2,000,000 200
+#   7  snappy  wide    identity       8   upsert  2,000,000 200
+#   8  snappy  wide    identity      64   cdc     500,000   100
+#
+# For each shape, every measuring JVM runs under flock /tmp/firn-mvn.lock (the machine is shared):
+#   1. the table is generated twice from one seed (two independent equal tables: Iceberg metadata
+#      holds absolute paths);
+#   2. plain Parquet read+write of the first table's data files (same threads, FileIO, codec);
+#   3. Firn full optimizing of the first table in its own JVM: in-process time and process wall
+#      time (JVM start included);
+#   4. Spark scan (count + checksum of hash(*), deletes applied) of Firn's result;
+#   5. Iceberg's Spark actions on the second table (rewriteDataFiles with delete-file-threshold=1,
+#      then rewritePositionDeletes), with Spark scans before and after, in one local[THREADS] JVM.
+# The report fails when Firn's result differs from the second table before compaction (rows or
+# checksum), when Spark's changed its rows, or when a table has not the generator's live keys.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+LOCK=/tmp/firn-mvn.lock
+
+SHAPES="1 2 3 4 5 6 7 8" THREADS=$(nproc) WORK=/tmp/firn-matrix JFR=false BUILD=true
+while (($#)); do
+  case "$1" in
+    --shapes) SHAPES=$2; shift 2 ;;
+    --threads) THREADS=$2; shift 2 ;;
+    --work) WORK=$2; shift 2 ;;
+    --jfr) JFR=true; shift ;;
+    --no-build) BUILD=false; shift ;;
+    *) echo "unknown option $1" >&2; exit 64 ;;
+  esac
+done
+
+shape() {
+  case "$1" in
+    1) echo "zstd narrow identity 8 cdc 500000 100" ;;
+    2) echo "zstd narrow identity 64 upsert 2000000 200" ;;
+    3) echo "zstd wide bucket 8 cdc 2000000 200" ;;
+    4) echo "zstd wide bucket 64 upsert 500000 100" ;;
+    5) echo "snappy narrow bucket 8 upsert 500000 100" ;;
+    6) echo "snappy narrow bucket 64 cdc 2000000 200" ;;
+    7) echo "snappy wide identity 8 upsert 2000000 200" ;;
+    8) echo "snappy wide identity 64 cdc 500000 100" ;;
+    *) echo "unknown shape $1 (1..8)" >&2; exit 64 ;;
+  esac
+}
+
+if $BUILD; then
+  echo "== building bench and bench/spark-baseline" >&2
+  flock "$LOCK" mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -pl bench,bench/spark-baseline -am >&2
+fi
+
+FIRN_CP="$ROOT/bench/target/classes:$ROOT/bench/target/lib/*"
+SPARK_CP="$ROOT/bench/spark-baseline/target/classes:$ROOT/bench/spark-baseline/target/lib/*"
+SPARK_OPTS=(-Xmx6g -XX:+IgnoreUnrecognizedVMOptions --add-modules=jdk.incubator.vector
+  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED
+  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
+  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED
+  --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED
+  --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/jdk.internal.ref=ALL-UNNAMED
+  --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED
+  --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED
+  --add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED
+  -Djdk.reflect.useDirectMethodHandle=false -Dio.netty.tryReflectionSetAccessible=true)
+# The ingest jars on bench's classpath (Iceberg's Flink writer) need these too.
+FIRN_OPTS=(--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED
+  --add-opens=java.base/java.nio=ALL-UNNAMED)
+export SPARK_LOCAL_IP=127.0.0.1
+now() { date +%s.%N; }
+
+mkdir -p "$WORK"
+for s in $SHAPES; do
+  read -r CODEC WIDTH PARTITION PARTS WRITER ROWS COMMITS <<<"$(shape "$s")"
+  D=$WORK/shape-$s R=$WORK/shape-$s/results
+  rm -rf "$D"; mkdir -p "$R"
+  echo "$s $CODEC $WIDTH $PARTITION $PARTS $WRITER $ROWS $COMMITS $THREADS" > "$R/shape.txt"
+  echo "== shape $s: $CODEC $WIDTH $PARTITION($PARTS) $WRITER, $ROWS keys in $COMMITS checkpoints" >&2
+  catalog() { echo --catalog-uri "jdbc:sqlite:$D/$1/catalog.db" --warehouse "$D/$1/warehouse" --table bench.shaped; }
+  (
+    flock 9
+    for side in firn spark; do
+      java -Xmx6g "${FIRN_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.GenerateShapedTable \
+        --catalog-file "$D/$side/catalog.db" --warehouse "$D/$side/warehouse" --table bench.shaped \
+        --codec "$CODEC" --width "$WIDTH" --partition "$PARTITION" --partitions "$PARTS" \
+        --writer "$WRITER" --rows "$ROWS" --commits "$COMMITS" > "$R/generate-$side.json"
+    done
+    java -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy $(catalog firn) --threads "$THREADS" --out "$R/plain.json"
+    JFR_OPTS=()
+    if $JFR; then JFR_OPTS=(-XX:StartFlightRecording=filename=$R/firn.jfr,settings=profile); fi
+    t0=$(now)
+    java -Xmx6g "${JFR_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.FirnOptimize $(catalog firn) --type full --threads "$THREADS" --out "$R/firn.json"
+    t1=$(now)
+    echo "{\"processSeconds\": $(echo "$t1 - $t0" | bc)}" > "$R/firn-process.json"
+    java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkScan $(catalog firn) --threads "$THREADS" --out "$R/firn-after.json"
+    t0=$(now)
+    java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkBaseline $(catalog spark) --threads "$THREADS" --out "$R/spark.json"
+    t1=$(now)
+    echo "{\"processSeconds\": $(echo "$t1 - $t0" | bc)}" > "$R/spark-process.json"
+  ) 9>"$LOCK"
+  # Keep the results, drop the tables (2 M wide rows are ~1 GB per side).
+  rm -rf "$D/firn" "$D/spark"
+done
+
+python3 "$ROOT/bench/report-matrix.py" "$WORK" $SHAPES
