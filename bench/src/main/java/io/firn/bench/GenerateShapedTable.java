@@ -77,21 +77,23 @@ public final class GenerateShapedTable {
   private final long startMillis = 1_764_547_200_000L; // 2025-12-01T00:00:00Z
 
   private GenerateShapedTable(BenchArgs a) {
-    this.wide = switch (a.get("width", "narrow")) {
-      case "narrow" -> false;
-      case "wide" -> true;
-      default -> throw new IllegalArgumentException("--width must be narrow or wide");
-    };
+    this.wide =
+        switch (a.get("width", "narrow")) {
+          case "narrow" -> false;
+          case "wide" -> true;
+          default -> throw new IllegalArgumentException("--width must be narrow or wide");
+        };
     this.partition = a.get("partition", "identity");
     if (!Set.of("identity", "bucket", "none").contains(partition)) {
       throw new IllegalArgumentException("--partition must be identity, bucket or none");
     }
     this.partitions = (int) a.getLong("partitions", 8);
-    this.upsert = switch (a.get("writer", "cdc")) {
-      case "cdc" -> false;
-      case "upsert" -> true;
-      default -> throw new IllegalArgumentException("--writer must be cdc or upsert");
-    };
+    this.upsert =
+        switch (a.get("writer", "cdc")) {
+          case "cdc" -> false;
+          case "upsert" -> true;
+          default -> throw new IllegalArgumentException("--writer must be cdc or upsert");
+        };
     this.seed = a.getLong("seed", 20261204);
   }
 
