@@ -74,6 +74,8 @@ public final class SnapshotExpiry {
     table.refresh();
     List<Snapshot> before = new ArrayList<>();
     table.snapshots().forEach(before::add);
+    // The refs of the same metadata: a writer may commit while the run goes on.
+    Map<String, SnapshotRef> refsBefore = Map.copyOf(table.refs());
     Snapshot current = table.currentSnapshot();
     if (current == null) {
       return new SnapshotExpiryReport(
@@ -165,7 +167,7 @@ public final class SnapshotExpiry {
     }
 
     Set<Long> gone = new HashSet<>(expired);
-    Set<Long> newest = newestOfBranches(table, before, settings.retainLast());
+    Set<Long> newest = newestOfBranches(refsBefore, before, settings.retainLast());
     List<SnapshotExpiryReport.KeptSnapshot> kept = new ArrayList<>();
     for (Snapshot snapshot : before) {
       if (snapshot.timestampMillis() >= cutoff || gone.contains(snapshot.snapshotId())) {
@@ -262,11 +264,12 @@ public final class SnapshotExpiry {
   }
 
   /** The newest {@code count} ancestors of every branch head, as they were before the run. */
-  private static Set<Long> newestOfBranches(Table table, List<Snapshot> snapshots, int count) {
+  private static Set<Long> newestOfBranches(
+      Map<String, SnapshotRef> refs, List<Snapshot> snapshots, int count) {
     Map<Long, Snapshot> byId = new HashMap<>();
     snapshots.forEach(s -> byId.put(s.snapshotId(), s));
     Set<Long> newest = new HashSet<>();
-    for (SnapshotRef ref : table.refs().values()) {
+    for (SnapshotRef ref : refs.values()) {
       if (ref.isBranch()) {
         int n = 0;
         for (Snapshot ancestor : SnapshotUtil.ancestorsOf(ref.snapshotId(), byId::get)) {

@@ -8,6 +8,7 @@ import static io.firn.core.maintenance.MaintenanceTables.flinkRestoredCheckpoint
 import static io.firn.core.maintenance.MaintenanceTables.snapshotIds;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.core.catalog.ForwardingTableOperations;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.CdcWriter;
@@ -23,8 +24,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.junit.jupiter.api.Test;
@@ -139,6 +144,45 @@ class SnapshotExpiryTest {
             "one of the newest 3 snapshots of a branch",
             "current snapshot");
     assertThat(RowSets.read(table)).isEqualTo(rows);
+  }
+
+  /**
+   * A writer commits while expiry runs (found by the soak benchmark: a streaming job commits every
+   * few seconds). The refreshed table then has a branch head the run never saw; the report is built
+   * from the refs as they were when the run started, so the run neither fails after its commit nor
+   * touches the new snapshot.
+   */
+  @Test
+  void aCommitDuringTheRunIsNeitherExpiredNorAFailure() {
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
+    TableIdentifier id = TableIdentifier.of("db", "busy");
+    GeneratedTable generated = CdcTableGenerator.generate(catalog, id, SPEC);
+    Table table = generated.table();
+    int snapshotsBefore = snapshotIds(table).size();
+    TableOperations ops = ((HasTableOperations) table).operations();
+    int[] refreshes = {0};
+    Table expiring =
+        new BaseTable(
+            new ForwardingTableOperations(ops) {
+              @Override
+              public TableMetadata refresh() {
+                if (++refreshes[0] == 2) { // the refresh after expiry's own commit
+                  generated.writer().commit(20, 2);
+                }
+                return super.refresh();
+              }
+            },
+            table.name());
+
+    SnapshotExpiryReport report =
+        new SnapshotExpiry(line -> {})
+            .expire(
+                expiring, new SnapshotExpirySettings(Duration.ofHours(1), 3, true, false), LATER);
+
+    table.refresh();
+    assertThat(refreshes[0]).isGreaterThanOrEqualTo(2);
+    assertThat(report.expiredCount()).isEqualTo(snapshotsBefore - 3);
+    assertThat(snapshotIds(table)).hasSize(4).contains(table.currentSnapshot().snapshotId());
   }
 
   @Test
