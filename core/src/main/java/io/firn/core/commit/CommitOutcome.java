@@ -5,6 +5,7 @@
 package io.firn.core.commit;
 
 import io.firn.core.table.PartitionKey;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How one commit group ended.
@@ -21,7 +22,7 @@ import io.firn.core.table.PartitionKey;
  * @param deleteFilesAdded position-delete files added
  */
 public record CommitOutcome(
-    PartitionKey partition,
+    @Nullable PartitionKey partition,
     Result result,
     String message,
     long snapshotId,
@@ -72,7 +73,8 @@ public record CommitOutcome(
     return snapshotId >= 0;
   }
 
-  static CommitOutcome notCommitted(PartitionKey partition, Result result, String message) {
+  static CommitOutcome notCommitted(
+      @Nullable PartitionKey partition, Result result, String message) {
     return new CommitOutcome(partition, result, message, -1, 0, 0, 0, 0);
   }
 }

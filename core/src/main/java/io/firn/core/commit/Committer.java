@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
@@ -34,6 +35,7 @@ import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.util.SnapshotUtil;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -114,8 +116,8 @@ public final class Committer {
         continue;
       }
       Group group = collect(partition, own);
-      String problem = rowCheck(group);
-      if (problem != null) {
+      Optional<String> problem = rowCheck(group);
+      if (problem.isPresent()) {
         deleteOutputs(table, own);
         String message =
             "row check failed for "
@@ -123,7 +125,7 @@ public final class Committer {
                 + " partition "
                 + partition.key()
                 + ": "
-                + problem;
+                + problem.get();
         LOG.error(message);
         outcomes.add(
             CommitOutcome.notCommitted(
@@ -198,7 +200,7 @@ public final class Committer {
   }
 
   /** Rows read − rows deleted = rows written, and rows read = the metadata's input rows. */
-  private static String rowCheck(Group group) {
+  private static Optional<String> rowCheck(Group group) {
     long inputRecords =
         group.partition().tasks().stream()
             .flatMap(t -> t.rewrite().stream())
@@ -206,12 +208,13 @@ public final class Committer {
             .sum();
     long rowsRead = group.results().stream().mapToLong(TaskResult::rowsRead).sum();
     if (rowsRead != inputRecords || rowsRead - group.rowsDeleted() != group.rowsWritten()) {
-      return String.format(
-          "metadata says %d input rows, read %d, deleted %d, wrote %d (read - deleted must equal"
-              + " written); nothing committed",
-          inputRecords, rowsRead, group.rowsDeleted(), group.rowsWritten());
+      return Optional.of(
+          String.format(
+              "metadata says %d input rows, read %d, deleted %d, wrote %d (read - deleted must"
+                  + " equal written); nothing committed",
+              inputRecords, rowsRead, group.rowsDeleted(), group.rowsWritten()));
     }
-    return null;
+    return Optional.empty();
   }
 
   private CommitOutcome commitOne(Table table, OptimizingPlan plan, Group group, String processId) {
@@ -252,11 +255,12 @@ public final class Committer {
   }
 
   /** An integrity alarm; when it came after the commit, the outcome names the live snapshot. */
-  private static CommitOutcome integrityFailed(PartitionKey key, IntegrityCheckFailedException e) {
+  private static CommitOutcome integrityFailed(
+      @Nullable PartitionKey key, IntegrityCheckFailedException e) {
     return new CommitOutcome(
         key,
         CommitOutcome.Result.INTEGRITY_FAILED,
-        e.getMessage(),
+        String.valueOf(e.getMessage()),
         e.committedSnapshotId(),
         0,
         0,
@@ -396,9 +400,9 @@ public final class Committer {
    * Removes the delete files that span partitions once every partition they need has committed.
    *
    * @param committed partitions whose group committed in this process
-   * @return null when there is nothing to remove
+   * @return empty when there is nothing to remove
    */
-  public CommitOutcome commitShared(
+  public Optional<CommitOutcome> commitShared(
       Table table, OptimizingPlan plan, Set<PartitionKey> committed, String processId) {
     List<DeleteFile> candidates = new ArrayList<>();
     for (OptimizingPlan.SharedDelete shared : plan.sharedDeletesToRemove()) {
@@ -407,13 +411,13 @@ public final class Committer {
       }
     }
     if (candidates.isEmpty()) {
-      return null;
+      return Optional.empty();
     }
     try {
       Snapshot before = refreshed(table);
       List<DeleteFile> removable = stillLive(table, candidates);
       if (removable.isEmpty()) {
-        return null;
+        return Optional.empty();
       }
       requirePlanningSnapshot(table, plan);
       Transaction transaction = CommitGuard.transaction(table, List.of(), removable);
@@ -424,34 +428,39 @@ public final class Committer {
       transaction.commitTransaction();
       Snapshot ours = transaction.table().currentSnapshot();
       checkAncestry(table, plan.snapshotId(), before, ours.snapshotId(), null);
-      return new CommitOutcome(
-          null,
-          CommitOutcome.Result.COMMITTED,
-          removable.size() + " delete files spanning partitions removed",
-          ours.snapshotId(),
-          0,
-          0,
-          removable.size(),
-          0);
+      return Optional.of(
+          new CommitOutcome(
+              null,
+              CommitOutcome.Result.COMMITTED,
+              removable.size() + " delete files spanning partitions removed",
+              ours.snapshotId(),
+              0,
+              0,
+              removable.size(),
+              0));
     } catch (CommitGuard.UnplannedRemovalException e) {
-      return CommitOutcome.notCommitted(
-          null,
-          CommitOutcome.Result.CONFLICT,
-          "refused removing shared delete files: " + e.getMessage());
+      return Optional.of(
+          CommitOutcome.notCommitted(
+              null,
+              CommitOutcome.Result.CONFLICT,
+              "refused removing shared delete files: " + e.getMessage()));
     } catch (ValidationException e) {
-      return CommitOutcome.notCommitted(
-          null,
-          CommitOutcome.Result.CONFLICT,
-          "conflict removing shared delete files: " + e.getMessage());
+      return Optional.of(
+          CommitOutcome.notCommitted(
+              null,
+              CommitOutcome.Result.CONFLICT,
+              "conflict removing shared delete files: " + e.getMessage()));
     } catch (CommitStateUnknownException e) {
-      return CommitOutcome.notCommitted(
-          null, CommitOutcome.Result.UNKNOWN, "commit state unknown: " + e.getMessage());
+      return Optional.of(
+          CommitOutcome.notCommitted(
+              null, CommitOutcome.Result.UNKNOWN, "commit state unknown: " + e.getMessage()));
     } catch (IntegrityCheckFailedException e) {
       LOG.error(e.getMessage());
-      return integrityFailed(null, e);
+      return Optional.of(integrityFailed(null, e));
     } catch (RuntimeException e) {
-      return CommitOutcome.notCommitted(
-          null, CommitOutcome.Result.FAILED, "removing shared delete files failed: " + e);
+      return Optional.of(
+          CommitOutcome.notCommitted(
+              null, CommitOutcome.Result.FAILED, "removing shared delete files failed: " + e));
     }
   }
 
@@ -575,7 +584,11 @@ public final class Committer {
    * ancestor of ours: a catalog that lost a concurrent commit would fail here.
    */
   private static void checkAncestry(
-      Table table, long planningSnapshot, Snapshot before, long ours, PartitionKey key) {
+      Table table,
+      long planningSnapshot,
+      @Nullable Snapshot before,
+      long ours,
+      @Nullable PartitionKey key) {
     table.refresh();
     long current = table.currentSnapshot().snapshotId();
     boolean oursLive = SnapshotUtil.isAncestorOf(table, current, ours);

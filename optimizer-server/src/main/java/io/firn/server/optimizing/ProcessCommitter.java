@@ -241,7 +241,10 @@ final class ProcessCommitter {
     if (!process.plan.sharedDeletesToRemove().isEmpty() && !sharedSkipped) {
       rowsBeforeCommit(process);
       try {
-        shared = new Committer().commitShared(process.iceberg, process.plan, committed, process.id);
+        shared =
+            new Committer()
+                .commitShared(process.iceberg, process.plan, committed, process.id)
+                .orElse(null);
       } catch (RuntimeException e) {
         LOG.warn("{}: removing shared delete files failed: {}", process.table.qualified(), e);
       }

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
@@ -145,8 +146,10 @@ public final class LocalOptimizer {
               outcome.result().label(),
               outcome.message()));
     }
-    CommitOutcome shared = committer.commitShared(table, plan, committed, processId);
-    if (shared != null) {
+    Optional<CommitOutcome> sharedOutcome =
+        committer.commitShared(table, plan, committed, processId);
+    if (sharedOutcome.isPresent()) {
+      CommitOutcome shared = sharedOutcome.get();
       outcomes.add(shared);
       progress.accept(
           String.format(

@@ -345,12 +345,9 @@ final class History implements AutoCloseable {
                   table,
                   flight.results.stream().filter(r -> abandoned.contains(r.taskId())).toList());
             }
-            CommitOutcome shared =
-                new Committer()
-                    .commitShared(table, flight.plan, flight.committed, flight.processId);
-            if (shared != null) {
-              record(List.of(shared));
-            }
+            new Committer()
+                .commitShared(table, flight.plan, flight.committed, flight.processId)
+                .ifPresent(shared -> record(List.of(shared)));
             slots.remove(slot);
           }
         });
