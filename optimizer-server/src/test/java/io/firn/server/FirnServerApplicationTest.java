@@ -185,7 +185,7 @@ class FirnServerApplicationTest {
             api + "/worker/register",
             "POST",
             "test-worker-token",
-            "{\"protocolVersion\":2,\"name\":\""
+            "{\"protocolVersion\":3,\"name\":\""
                 + longName
                 + "\",\"group\":\"default\",\"slots\":1,\"engine\":\"local\"}");
     assertThat(tooLong.status()).isEqualTo(400);

@@ -24,6 +24,8 @@ import java.util.List;
  *     min-target-size-ratio × targetSize); 0 from a server that does not send it, which means the
  *     default ratio
  * @param bloomThreshold equality-delete keys above which a Bloom pre-filter is built
+ * @param schema the table schema the specs bind to (Iceberg's schema JSON), once for every file
+ * @param specs every partition spec a file of the task names (Iceberg's spec JSON), once each
  * @param rewrite data files to rewrite, each with indexes into {@code deletes}
  * @param convert data files whose deletes become one position-delete file
  * @param deletes the delete files the data files refer to, each listed once
@@ -43,11 +45,14 @@ public record TaskAssignment(
     long targetSize,
     long minTargetSize,
     long bloomThreshold,
+    String schema,
+    List<String> specs,
     List<WireFile> rewrite,
     List<WireFile> convert,
     List<WireFile> deletes,
     long leaseExpiresAtMillis) {
   public TaskAssignment {
+    specs = List.copyOf(specs);
     rewrite = List.copyOf(rewrite);
     convert = List.copyOf(convert);
     deletes = List.copyOf(deletes);
@@ -69,6 +74,8 @@ public record TaskAssignment(
         targetSize,
         minTargetSize,
         bloomThreshold,
+        schema,
+        specs,
         rewrite,
         convert,
         deletes,

@@ -13,10 +13,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 
 /** Turns a planned {@link RewriteTask} into a {@link TaskAssignment} and back. Stateless. */
@@ -40,8 +40,8 @@ public final class TaskCodec {
       long snapshotId,
       long sequenceNumber,
       long bloomThreshold) {
-    Schema schema = table.schema();
     Map<Integer, PartitionSpec> specs = table.specs();
+    Map<Integer, PartitionSpec> carried = new TreeMap<>();
     Map<String, Integer> deleteIndex = new LinkedHashMap<>();
     List<WireFile> deletes = new ArrayList<>();
     List<WireFile> rewrite = new ArrayList<>();
@@ -56,12 +56,12 @@ public final class TaskCodec {
           if (index == null) {
             index = deletes.size();
             deleteIndex.put(delete.location(), index);
-            deletes.add(FileCodec.encode(delete, schema, spec(specs, delete.specId())));
+            deletes.add(FileCodec.encode(delete, spec(specs, carried, delete.specId())));
           }
           indexes.add(index);
         }
         out.add(
-            FileCodec.encode(entry.file(), schema, spec(specs, entry.file().specId()), indexes));
+            FileCodec.encode(entry.file(), spec(specs, carried, entry.file().specId()), indexes));
       }
     }
     return new TaskAssignment(
@@ -78,6 +78,8 @@ public final class TaskCodec {
         task.targetSize(),
         task.minTargetSize(),
         bloomThreshold,
+        FileCodec.schemaJson(table.schema()),
+        FileCodec.specJsons(carried.values()),
         rewrite,
         convert,
         deletes,
@@ -91,9 +93,10 @@ public final class TaskCodec {
    * @throws ProtocolException when a file cannot be decoded or an index is out of range
    */
   public static RewriteTask decode(TaskAssignment assignment, int id) {
+    FileCodec.Decoder decoder = decoder(assignment);
     List<DeleteFile> deletes = new ArrayList<>();
     for (WireFile wire : assignment.deletes()) {
-      deletes.add(FileCodec.decodeDeleteFile(wire));
+      deletes.add(decoder.deleteFile(wire));
     }
     OptimizingType type;
     try {
@@ -105,17 +108,34 @@ public final class TaskCodec {
         id,
         new PartitionKey(assignment.specId(), assignment.partition()),
         type,
-        entries(assignment, assignment.rewrite(), deletes),
-        entries(assignment, assignment.convert(), deletes),
+        entries(assignment, decoder, assignment.rewrite(), deletes),
+        entries(assignment, decoder, assignment.convert(), deletes),
         assignment.targetSize(),
         assignment.minTargetSize());
   }
 
+  /**
+   * The decoder for the files of an assignment and of its completion: both are read against the
+   * schema and specs the assignment carries, so a worker's result cannot bring a spec of its own.
+   *
+   * @throws ProtocolException when the assignment's schema or specs are not Iceberg JSON
+   */
+  public static FileCodec.Decoder decoder(TaskAssignment assignment) {
+    try {
+      return FileCodec.decoder(assignment.schema(), assignment.specs());
+    } catch (ProtocolException e) {
+      throw new ProtocolException("task " + assignment.taskId() + ": " + e.getMessage(), e);
+    }
+  }
+
   private static List<DataFileEntry> entries(
-      TaskAssignment assignment, List<WireFile> files, List<DeleteFile> deletes) {
+      TaskAssignment assignment,
+      FileCodec.Decoder decoder,
+      List<WireFile> files,
+      List<DeleteFile> deletes) {
     List<DataFileEntry> entries = new ArrayList<>(files.size());
     for (WireFile wire : files) {
-      DataFile file = FileCodec.decodeDataFile(wire);
+      DataFile file = decoder.dataFile(wire);
       List<DeleteFile> applied = new ArrayList<>(wire.deletes().size());
       for (int index : wire.deletes()) {
         if (index < 0 || index >= deletes.size()) {
@@ -136,11 +156,13 @@ public final class TaskCodec {
     return entries;
   }
 
-  private static PartitionSpec spec(Map<Integer, PartitionSpec> specs, int specId) {
+  private static PartitionSpec spec(
+      Map<Integer, PartitionSpec> specs, Map<Integer, PartitionSpec> carried, int specId) {
     PartitionSpec spec = specs.get(specId);
     if (spec == null) {
       throw new IllegalStateException("the table has no partition spec " + specId);
     }
+    carried.putIfAbsent(specId, spec);
     return spec;
   }
 }

@@ -13,7 +13,7 @@ package io.firn.core.protocol;
  */
 public interface WorkerProtocol {
   /** The protocol version this build speaks; every message carries it. */
-  int VERSION = 2;
+  int VERSION = 3;
 
   /**
    * Registers a worker.

@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Pins the worker protocol's wire format: every message of version {@value WorkerProtocol#VERSION}
- * has a JSON fixture under {@code src/test/resources/io/firn/core/protocol/v2/}, written by hand.
+ * has a JSON fixture under {@code src/test/resources/io/firn/core/protocol/v3/}, written by hand.
  * Renaming, removing or retyping a record component fails here instead of silently breaking workers
  * of an older build, which talk to the server through these names (the fixtures are the contract;
  * change them only together with {@link WorkerProtocol#VERSION} and an ADR).
@@ -47,9 +47,9 @@ class ProtocolGoldenJsonTest {
   }
 
   static List<Golden> messages() {
-    WireFile rewritten = new WireFile("{\"file-scan-task\":\"rewritten\"}", 40, 40, List.of(0));
-    WireFile converted = new WireFile("{\"file-scan-task\":\"converted\"}", 12, 12, List.of(0));
-    WireFile delete = new WireFile("{\"file-scan-task\":\"equality-delete\"}", 41, 41, List.of());
+    WireFile rewritten = new WireFile("{\"content-file\":\"rewritten\"}", 40, 40, List.of(0));
+    WireFile converted = new WireFile("{\"content-file\":\"converted\"}", 12, 12, List.of(0));
+    WireFile delete = new WireFile("{\"content-file\":\"equality-delete\"}", 41, 41, List.of());
     TaskAssignment task =
         new TaskAssignment(
             "p-19/3",
@@ -65,6 +65,10 @@ class ProtocolGoldenJsonTest {
             134217728L,
             100663296L,
             1_000_000L,
+            "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"day\",\"required\":true,\"type\":\"date\"}]}",
+            List.of(
+                "{\"spec-id\":0,\"fields\":[]}",
+                "{\"spec-id\":1,\"fields\":[{\"name\":\"day\",\"transform\":\"identity\",\"source-id\":1,\"field-id\":1000}]}"),
             List.of(rewritten),
             List.of(converted),
             List.of(delete),
@@ -73,12 +77,12 @@ class ProtocolGoldenJsonTest {
         new Golden(
             "RegisterRequest",
             RegisterRequest.class,
-            new RegisterRequest(2, "local@worker-host:4242", "default", 4, "local", "0.1.0")),
+            new RegisterRequest(3, "local@worker-host:4242", "default", 4, "local", "0.1.0")),
         new Golden(
             "RegisterResponse",
             RegisterResponse.class,
             new RegisterResponse(
-                2,
+                3,
                 "w-7f3a",
                 SECRET,
                 List.of(
@@ -90,41 +94,40 @@ class ProtocolGoldenJsonTest {
                         Map.of("jdbc.user", "iceberg"))),
                 120_000,
                 15_000)),
-        new Golden("PollRequest", PollRequest.class, new PollRequest(2, "w-7f3a", SECRET, 20_000)),
-        new Golden("PollResponse", PollResponse.class, new PollResponse(2, task)),
+        new Golden("PollRequest", PollRequest.class, new PollRequest(3, "w-7f3a", SECRET, 20_000)),
+        new Golden("PollResponse", PollResponse.class, new PollResponse(3, task)),
         new Golden("PollResponse-empty", PollResponse.class, PollResponse.empty()),
         new Golden(
             "HeartbeatRequest",
             HeartbeatRequest.class,
-            new HeartbeatRequest(2, "w-7f3a", SECRET, List.of("a-88", "a-91"))),
+            new HeartbeatRequest(3, "w-7f3a", SECRET, List.of("a-88", "a-91"))),
         new Golden(
             "HeartbeatResponse",
             HeartbeatResponse.class,
-            new HeartbeatResponse(2, List.of("a-91"))),
+            new HeartbeatResponse(3, List.of("a-91"))),
         new Golden(
             "CompleteRequest",
             CompleteRequest.class,
             new CompleteRequest(
-                2,
+                3,
                 "w-7f3a",
                 SECRET,
                 "a-88",
-                List.of(new WireFile("{\"file-scan-task\":\"new-data\"}", -1, -1, List.of())),
+                List.of(new WireFile("{\"content-file\":\"new-data\"}", -1, -1, List.of())),
                 List.of(
-                    new WireFile(
-                        "{\"file-scan-task\":\"new-position-delete\"}", -1, -1, List.of())),
+                    new WireFile("{\"content-file\":\"new-position-delete\"}", -1, -1, List.of())),
                 new TaskCounts(1000, 10, 990, 7, 65536, 60000, 25, 20, 1_500_000_000L))),
         new Golden(
             "FailRequest",
             FailRequest.class,
             new FailRequest(
-                2,
+                3,
                 "w-7f3a",
                 SECRET,
                 "a-88",
                 "data file s3://bucket/warehouse/db/events/data/00001.parquet not found")),
         new Golden(
-            "Ack", Ack.class, new Ack(2, false, "attempt a-88 is stale: its lease expired")));
+            "Ack", Ack.class, new Ack(3, false, "attempt a-88 is stale: its lease expired")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -150,6 +153,7 @@ class ProtocolGoldenJsonTest {
     ((com.fasterxml.jackson.databind.node.ObjectNode) older).putArray("rewrite");
     ((com.fasterxml.jackson.databind.node.ObjectNode) older).putArray("convert");
     ((com.fasterxml.jackson.databind.node.ObjectNode) older).putArray("deletes");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) older).putArray("specs");
 
     TaskAssignment assignment = JSON.treeToValue(older, TaskAssignment.class);
     io.firn.core.plan.RewriteTask task = TaskCodec.decode(assignment, 3);
@@ -169,6 +173,7 @@ class ProtocolGoldenJsonTest {
     task.putArray("rewrite");
     task.putArray("convert");
     task.putArray("deletes");
+    task.putArray("specs");
 
     io.firn.core.plan.RewriteTask decoded =
         TaskCodec.decode(JSON.treeToValue(task, TaskAssignment.class), 3);
@@ -182,7 +187,7 @@ class ProtocolGoldenJsonTest {
         .as(
             "a new protocol version needs fixtures of its own in protocol/v%d/",
             WorkerProtocol.VERSION)
-        .isEqualTo(2);
+        .isEqualTo(3);
   }
 
   @Test

@@ -209,7 +209,7 @@ final class WorkerEndpoint implements WorkerProtocol {
     // Decode outside the lock: parsing the files' JSON is the expensive part.
     TaskResult result;
     try {
-      result = ResultCodec.decode(request, task.task.id());
+      result = ResultCodec.decode(request, task.assignment, task.task.id());
     } catch (ProtocolException e) {
       fail(
           new FailRequest(

@@ -191,16 +191,16 @@ class OptimizingServerIT {
     assertError(
         Http.post(api + "/worker/register", worker, "{\"protocolVersion\":99}"),
         400,
-        "register: protocol version 99 is not supported; this build speaks version 2");
+        "register: protocol version 99 is not supported; this build speaks version 3");
     assertError(
-        Http.post(api + "/worker/poll", worker, "{\"protocolVersion\":2,\"workerId\":\"w-gone\"}"),
+        Http.post(api + "/worker/poll", worker, "{\"protocolVersion\":3,\"workerId\":\"w-gone\"}"),
         410,
         "unknown worker 'w-gone'");
     assertError(
         Http.post(
             api + "/worker/heartbeat",
             worker,
-            "{\"protocolVersion\":2,\"workerId\":\"w-gone\",\"attemptIds\":[]}"),
+            "{\"protocolVersion\":3,\"workerId\":\"w-gone\",\"attemptIds\":[]}"),
         410,
         "unknown worker 'w-gone'");
     // A completion from a worker the server does not know (or without its secret) is not heard.
@@ -208,7 +208,7 @@ class OptimizingServerIT {
         Http.post(
             api + "/worker/complete",
             worker,
-            "{\"protocolVersion\":2,\"workerId\":\"w\",\"attemptId\":\"p-t1-a1\",\"dataFiles\":[],"
+            "{\"protocolVersion\":3,\"workerId\":\"w\",\"attemptId\":\"p-t1-a1\",\"dataFiles\":[],"
                 + "\"deleteFiles\":[],\"counts\":null}"),
         410,
         "unknown worker 'w'");

@@ -438,7 +438,7 @@ class ProtocolTest {
       assertThatThrownBy(() -> server.register(new RegisterRequest(99, "w", "g", 1, "local", "1")))
           .isInstanceOf(ProtocolException.class)
           .hasMessage(
-              "register: protocol version 99 is not supported; this build speaks version 2"
+              "register: protocol version 99 is not supported; this build speaks version 3"
                   + " (upgrade the server and workers together)");
       assertThatThrownBy(
               () ->

@@ -8,6 +8,8 @@ import io.firn.core.commit.TaskResult;
 import io.firn.core.protocol.CompleteRequest;
 import io.firn.core.protocol.FileCodec;
 import io.firn.core.protocol.ProtocolException;
+import io.firn.core.protocol.TaskAssignment;
+import io.firn.core.protocol.TaskCodec;
 import io.firn.core.protocol.TaskCounts;
 import io.firn.core.protocol.WireFile;
 import io.firn.core.protocol.WorkerProtocol;
@@ -27,11 +29,11 @@ public final class ResultCodec {
       String workerId, String workerSecret, String attemptId, Table table, TaskResult result) {
     List<WireFile> data = new ArrayList<>();
     for (DataFile file : result.dataFiles()) {
-      data.add(FileCodec.encode(file, table.schema(), spec(table, file)));
+      data.add(FileCodec.encode(file, spec(table, file)));
     }
     List<WireFile> deletes = new ArrayList<>();
     for (DeleteFile file : result.positionDeletes()) {
-      deletes.add(FileCodec.encode(file, table.schema(), spec(table, file)));
+      deletes.add(FileCodec.encode(file, spec(table, file)));
     }
     return new CompleteRequest(
         WorkerProtocol.VERSION,
@@ -53,20 +55,23 @@ public final class ResultCodec {
   }
 
   /**
+   * @param leased the assignment the completion answers: its files are read against the schema and
+   *     specs the assignment carries, never against any the worker might send
    * @param taskId the task's number within its process plan
    * @throws ProtocolException when a file cannot be decoded or the counts are missing
    */
-  public static TaskResult decode(CompleteRequest request, int taskId) {
+  public static TaskResult decode(CompleteRequest request, TaskAssignment leased, int taskId) {
+    FileCodec.Decoder decoder = TaskCodec.decoder(leased);
     if (request.counts() == null) {
       throw new ProtocolException("completion of " + request.attemptId() + ": counts are missing");
     }
     List<DataFile> data = new ArrayList<>();
     for (WireFile wire : request.dataFiles()) {
-      data.add(FileCodec.decodeDataFile(wire));
+      data.add(decoder.dataFile(wire));
     }
     List<DeleteFile> deletes = new ArrayList<>();
     for (WireFile wire : request.deleteFiles()) {
-      deletes.add(FileCodec.decodeDeleteFile(wire));
+      deletes.add(decoder.deleteFile(wire));
     }
     TaskCounts counts = request.counts();
     return new TaskResult(

@@ -436,7 +436,7 @@ public final class Worker implements AutoCloseable {
     try {
       Table table = catalog(session, assignment.catalog()).loadTable(parse(assignment.table()));
       Committer.deleteOutputs(
-          table, List.of(ResultCodec.decode(request, taskNumber(assignment.taskId()))));
+          table, List.of(ResultCodec.decode(request, assignment, taskNumber(assignment.taskId()))));
     } catch (RuntimeException e) {
       LOG.warn(
           "cannot delete the output of {} (orphan cleanup removes it): {}",

@@ -603,7 +603,8 @@ final class History implements AutoCloseable {
             ResultCodec.encode("worker-1", "secret-1", attempt, workerTable, result);
         CompleteRequest arrived =
             JSON.readValue(JSON.writeValueAsString(sent), CompleteRequest.class);
-        TaskResult handedIn = ResultCodec.decode(arrived, task.id());
+        TaskResult handedIn =
+            ResultCodec.decode(arrived, flight.assignments.get(task.id()), task.id());
         // As the server does before it accepts a result: a real result is never refused.
         ResultCheck.verify(table, task, attempt, handedIn, received.bloomThreshold());
         results.add(handedIn);

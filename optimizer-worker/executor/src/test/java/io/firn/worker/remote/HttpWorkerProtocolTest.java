@@ -49,7 +49,7 @@ class HttpWorkerProtocolTest {
           heard.add(name + " " + exchange.getRequestURI().getPath());
           int status = body.contains("\"name\":\"w\"") ? 200 : 400;
           byte[] answer =
-              ("{\"protocolVersion\":2,\"workerId\":\""
+              ("{\"protocolVersion\":3,\"workerId\":\""
                       + name
                       + "-w\",\"workerSecret\":\"s\","
                       + "\"catalogs\":[],\"leaseMillis\":30000,\"heartbeatMillis\":5000}")

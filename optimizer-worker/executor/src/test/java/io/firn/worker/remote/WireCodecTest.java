@@ -33,12 +33,21 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.PartitionSpecParser;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,6 +77,7 @@ class WireCodecTest {
             .plan(table, OptimizingType.MAJOR, Instant.now());
     assertThat(plan.tasks()).isNotEmpty();
     List<TaskResult> results = new ArrayList<>();
+    Set<Integer> specIds = new TreeSet<>();
     int deletesSeen = 0;
     for (RewriteTask task : plan.tasks()) {
       TaskAssignment sent =
@@ -84,6 +94,11 @@ class WireCodecTest {
       TaskAssignment received =
           JSON.readValue(JSON.writeValueAsString(sent.withLease("p-a1", 1)), TaskAssignment.class);
       RewriteTask decoded = TaskCodec.decode(received, task.id());
+      specIds.addAll(
+          received.specs().stream()
+              .map(spec -> PartitionSpecParser.fromJson(table.schema(), spec).specId())
+              .toList());
+      assertThat(received.specs()).as("each spec once").doesNotHaveDuplicates();
 
       assertThat(decoded.partition()).isEqualTo(task.partition());
       assertThat(decoded.type()).isEqualTo(task.type());
@@ -99,7 +114,7 @@ class WireCodecTest {
           JSON.readValue(
               JSON.writeValueAsString(ResultCodec.encode("w", "s", "p-a1", table, result)),
               CompleteRequest.class);
-      TaskResult back = ResultCodec.decode(completion, task.id());
+      TaskResult back = ResultCodec.decode(completion, received, task.id());
       assertThat(back.dataFiles())
           .extracting(ContentFile::location)
           .isEqualTo(result.dataFiles().stream().map(ContentFile::location).toList());
@@ -110,6 +125,7 @@ class WireCodecTest {
       results.add(back);
     }
     assertThat(deletesSeen).as("the tasks carried delete files").isPositive();
+    assertThat(specIds).as("the assignments carried both specs of the table").hasSize(2);
 
     List<CommitOutcome> outcomes =
         new Committer().commitPartitions(table, plan, plan.duePartitions(), results, "p");
@@ -120,12 +136,102 @@ class WireCodecTest {
 
   @Test
   void malformedFileJsonIsAProtocolErrorNamingTheProblem() {
-    assertThatThrownBy(() -> FileCodec.decodeDataFile(new WireFile("{\"x\":1}", 1, 1, List.of())))
+    FileCodec.Decoder decoder = unpartitionedDecoder();
+    assertThatThrownBy(() -> decoder.dataFile(new WireFile("{\"x\":1}", 1, 1, List.of())))
         .isInstanceOf(ProtocolException.class)
-        .hasMessageStartingWith("file JSON is not an Iceberg file scan task (");
-    assertThatThrownBy(() -> FileCodec.decodeDataFile(new WireFile(" ", 1, 1, List.of())))
+        .hasMessageStartingWith("expected a data file, got content ''");
+    assertThatThrownBy(
+            () -> decoder.dataFile(new WireFile("{\"content\":\"data\"}", 1, 1, List.of())))
         .isInstanceOf(ProtocolException.class)
-        .hasMessage("file JSON is missing");
+        .hasMessageStartingWith("file JSON has no spec-id: ");
+    assertThatThrownBy(
+            () ->
+                decoder.dataFile(
+                    new WireFile("{\"content\":\"data\",\"spec-id\":0}", 1, 1, List.of())))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageStartingWith("file JSON is not an Iceberg content file (");
+    assertThatThrownBy(() -> decoder.dataFile(new WireFile(" ", 1, 1, List.of())))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessage("data file JSON is missing");
+    assertThatThrownBy(() -> decoder.dataFile(new WireFile("[1]", 1, 1, List.of())))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessage("a data file is not a JSON object: [1]");
+  }
+
+  @Test
+  void aFileCannotBringASpecOrSchemaOfItsOwn() {
+    FileCodec.Decoder decoder = unpartitionedDecoder();
+    String file = FileCodec.encode(dataFile(), PartitionSpec.unpartitioned()).json();
+    assertThat(decoder.dataFile(new WireFile(file, 3, 3, List.of())).dataSequenceNumber())
+        .isEqualTo(3);
+
+    // Spliced into the task JSON unchecked, this would have replaced the carried spec.
+    String smuggled = file + ",\"spec\":{\"spec-id\":0,\"fields\":[]}";
+    assertThatThrownBy(() -> decoder.dataFile(new WireFile(smuggled, 1, 1, List.of())))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageStartingWith("a data file is not JSON: ");
+
+    String otherSpec = file.replace("\"spec-id\":0", "\"spec-id\":7");
+    assertThatThrownBy(() -> decoder.dataFile(new WireFile(otherSpec, 1, 1, List.of())))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageStartingWith(
+            "file names partition spec 7, which the message does not carry (it carries [0]): ");
+  }
+
+  @Test
+  void aDeleteFileIsNotAcceptedAsDataNorDataAsDelete() {
+    FileCodec.Decoder decoder = unpartitionedDecoder();
+    String data = FileCodec.encode(dataFile(), PartitionSpec.unpartitioned()).json();
+    DeleteFile delete =
+        FileMetadata.deleteFileBuilder(PartitionSpec.unpartitioned())
+            .ofPositionDeletes()
+            .withPath("/tmp/deletes.parquet")
+            .withFormat("parquet")
+            .withFileSizeInBytes(10)
+            .withRecordCount(1)
+            .build();
+    String deletes = FileCodec.encode(delete, PartitionSpec.unpartitioned()).json();
+
+    assertThatThrownBy(() -> decoder.deleteFile(new WireFile(data, 1, 1, List.of())))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageStartingWith("expected a delete file, got content 'data': ");
+    assertThatThrownBy(() -> decoder.dataFile(new WireFile(deletes, 1, 1, List.of())))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageStartingWith("expected a data file, got content 'position-deletes': ");
+    assertThat(decoder.deleteFile(new WireFile(deletes, 2, 2, List.of())).location())
+        .isEqualTo("/tmp/deletes.parquet");
+  }
+
+  @Test
+  void anAssignmentCarryingASpecTwiceOrNoneWithoutIdIsRefused() {
+    String schema = FileCodec.schemaJson(SCHEMA);
+    String spec = FileCodec.specJsons(List.of(PartitionSpec.unpartitioned())).get(0);
+    assertThatThrownBy(() -> FileCodec.decoder(schema, List.of(spec, spec)))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessage("partition spec 0 is carried twice");
+    assertThatThrownBy(() -> FileCodec.decoder(schema, List.of("{\"fields\":[]}")))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessage("a partition spec has no spec-id: {\"fields\":[]}");
+    assertThatThrownBy(() -> FileCodec.decoder("not json", List.of(spec)))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessage("the schema is not JSON: not json");
+  }
+
+  private static final Schema SCHEMA =
+      new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+
+  private static FileCodec.Decoder unpartitionedDecoder() {
+    return FileCodec.decoder(
+        FileCodec.schemaJson(SCHEMA), FileCodec.specJsons(List.of(PartitionSpec.unpartitioned())));
+  }
+
+  private static DataFile dataFile() {
+    return DataFiles.builder(PartitionSpec.unpartitioned())
+        .withPath("/tmp/data.parquet")
+        .withFormat("parquet")
+        .withFileSizeInBytes(10)
+        .withRecordCount(1)
+        .build();
   }
 
   private static void assertSameEntries(List<DataFileEntry> decoded, List<DataFileEntry> planned) {

@@ -339,15 +339,32 @@ class WorkerTest {
             lease.workerId(),
             null,
             assignment.attemptId(),
-            List.of(FileCodec.encode(data, SCHEMA, PartitionSpec.unpartitioned())),
+            List.of(FileCodec.encode(data, PartitionSpec.unpartitioned())),
             List.of(),
             new TaskCounts(1, 0, 1, 0, 10, 10, 0, 0, 1)));
   }
 
   private static TaskAssignment assignment(String attempt) {
     return new TaskAssignment(
-        "p-1/3", attempt, "p-1", "lake", "db.t", "minor", 1, 1, 0, "", 1, 1, 0, List.of(),
-        List.of(), List.of(), 0);
+        "p-1/3",
+        attempt,
+        "p-1",
+        "lake",
+        "db.t",
+        "minor",
+        1,
+        1,
+        0,
+        "",
+        1,
+        1,
+        0,
+        FileCodec.schemaJson(SCHEMA),
+        FileCodec.specJsons(List.of(PartitionSpec.unpartitioned())),
+        List.of(),
+        List.of(),
+        List.of(),
+        0);
   }
 
   private static void awaitUninterruptibly(CountDownLatch latch) {
