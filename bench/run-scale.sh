@@ -8,7 +8,7 @@
 #
 #   bench/run-scale.sh [--work /tmp/firn-scale] [--tables 10000] [--threads "1 4 8"]
 #                      [--data-files 1000000] [--partitions 1000] [--plan-heap 2g]
-#                      [--plan-mode groups|whole] [--group-files 500000]
+#                      [--plan-mode groups|whole] [--group-files 500000] [--max-process-files 1000000]
 #                      [--postgres] [--skip-generate] [--skip-build] [--only watch|plan]
 #
 # Generated data stays under --work (never in the repository). Every Maven build and every
@@ -21,7 +21,8 @@ ROOT=$PWD
 LOCK=/tmp/firn-mvn.lock
 
 WORK=/tmp/firn-scale TABLES=10000 NAMESPACES=100 THREADS="1 4 8" DATA_FILES=1000000
-PARTITIONS=1000 PLAN_HEAP=2g PLAN_MODE=groups GROUP_FILES=500000 POSTGRES=false GENERATE=true
+PARTITIONS=1000 PLAN_HEAP=2g PLAN_MODE=groups GROUP_FILES=500000 MAX_PROCESS_FILES=1000000
+POSTGRES=false GENERATE=true
 ONLY=all BUILD=true
 while (($#)); do
   case "$1" in
@@ -33,6 +34,7 @@ while (($#)); do
     --plan-heap) PLAN_HEAP=$2; shift 2 ;;
     --plan-mode) PLAN_MODE=$2; shift 2 ;;
     --group-files) GROUP_FILES=$2; shift 2 ;;
+    --max-process-files) MAX_PROCESS_FILES=$2; shift 2 ;;
     --postgres) POSTGRES=true; shift ;;
     --skip-generate) GENERATE=false; shift ;;
     --skip-build) BUILD=false; shift ;;
@@ -98,7 +100,7 @@ if [[ $ONLY != watch ]]; then
   fi
   echo "== planning it with -Xmx$PLAN_HEAP" >&2
   run -Xmx"$PLAN_HEAP" -Xlog:gc:file="$R/plan-gc.log" -cp "$CP" io.firn.bench.PlanLargeTable "${BIG[@]}" \
-    --mode "$PLAN_MODE" --group-files "$GROUP_FILES" --histogram 25 --out "$R/plan.json" >/dev/null
+    --mode "$PLAN_MODE" --group-files "$GROUP_FILES" --max-process-files "$MAX_PROCESS_FILES" --histogram 25 --out "$R/plan.json" >/dev/null
 fi
 
 python3 "$ROOT/bench/report-scale.py" "$R"

@@ -23,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.EnumMap;
-import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -77,7 +76,7 @@ public final class PlanLargeTable {
     long t1 = System.nanoTime();
     long cpu1 = processCpu();
     OptimizingPlan plan =
-        new BinPackPlanner()
+        new BinPackPlanner(a.getLong("max-process-files", BinPackPlanner.DEFAULT_MAX_PROCESS_FILES))
             .plan(
                 groups, OptimizingPolicy.DEFAULTS, history(table), Instant.now(), Optional.empty());
     long t2 = System.nanoTime();
@@ -169,30 +168,14 @@ public final class PlanLargeTable {
         groups.sequenceNumber(),
         groups.complete(),
         groups.groupCount(),
-        () -> {
-          Iterator<TableFiles> read = groups.iterator();
-          return new Iterator<>() {
-            // A stream's iterator reads the next group in hasNext(): time both.
-            @Override
-            public boolean hasNext() {
-              long wall = System.nanoTime();
-              long cpu = processCpu();
-              boolean more = read.hasNext();
-              reading[0] += System.nanoTime() - wall;
-              reading[1] += processCpu() - cpu;
-              return more;
-            }
-
-            @Override
-            public TableFiles next() {
-              long wall = System.nanoTime();
-              long cpu = processCpu();
-              TableFiles next = read.next();
-              reading[0] += System.nanoTime() - wall;
-              reading[1] += processCpu() - cpu;
-              return next;
-            }
-          };
+        groups.dataFiles(),
+        index -> {
+          long wall = System.nanoTime();
+          long cpu = processCpu();
+          TableFiles read = groups.reader().apply(index);
+          reading[0] += System.nanoTime() - wall;
+          reading[1] += processCpu() - cpu;
+          return read;
         });
   }
 

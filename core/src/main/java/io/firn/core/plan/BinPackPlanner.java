@@ -34,9 +34,41 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Rewriting a file costs reading and writing all of it; converting a segment's equality deletes
  * reads only its key columns, so converted files weigh an eighth of their size in a bin.
+ *
+ * <p>One plan takes at most {@code maxProcessFiles} input files (rewritten plus converted): once
+ * the partitions planned reach it, the partitions after them wait for the next process, and a plan
+ * that may stop early starts at another group of partitions each time (ADR 0035, "Bounding a
+ * process"). This bounds what a plan holds, whatever the size of the table.
  */
 public final class BinPackPlanner implements Planner {
   private static final int CONVERT_WEIGHT_DIVISOR = 8;
+
+  /**
+   * Input files one plan takes when the caller names no bound: ≈ 450 MB of planned files at ≈ 450
+   * bytes each (BENCHMARKS.md, "Planning in groups of partitions"), so that a plan and one group
+   * being read fit in 2 GiB of heap.
+   */
+  public static final long DEFAULT_MAX_PROCESS_FILES = 1_000_000;
+
+  private final long maxProcessFiles;
+
+  /** A planner taking at most {@link #DEFAULT_MAX_PROCESS_FILES} input files per plan. */
+  public BinPackPlanner() {
+    this(DEFAULT_MAX_PROCESS_FILES);
+  }
+
+  /**
+   * @param maxProcessFiles input files (rewritten plus converted) after which a plan plans no
+   *     further partition; a single partition is never split, so a plan may exceed it by one
+   *     partition's files
+   */
+  public BinPackPlanner(long maxProcessFiles) {
+    if (maxProcessFiles < 1) {
+      throw new IllegalArgumentException(
+          "maxProcessFiles = " + maxProcessFiles + ": must be at least 1");
+    }
+    this.maxProcessFiles = maxProcessFiles;
+  }
 
   @Override
   public OptimizingPlan plan(
@@ -79,18 +111,35 @@ public final class BinPackPlanner implements Planner {
     Map<String, SharedCandidate> shared = new LinkedHashMap<>();
     List<DeleteFile> globalDangling = new ArrayList<>();
     int nextTaskId = 0;
-    for (TableFiles files : groups) {
+    // Only a plan that may stop early rotates: the one that cannot is the same whatever the order.
+    boolean mayStop = groups.groupCount() > 1 && groups.dataFiles() > maxProcessFiles;
+    int first = mayStop ? (int) Math.floorMod(groups.snapshotId(), (long) groups.groupCount()) : 0;
+    long planned = 0;
+    int groupsRead = 0;
+    int deferredPartitions = 0;
+    for (TableFiles files : groups.startingAt(first)) {
+      groupsRead++;
       for (PartitionFiles partition : files.partitionFiles()) {
+        if (planned >= maxProcessFiles) {
+          deferredPartitions++;
+          continue;
+        }
         PartitionPlan plan =
             planPartition(files, partition, policy, history, now, requested, nextTaskId);
         nextTaskId += plan.tasks().size();
+        planned += plan.rewriteFiles() + plan.convertFiles();
         plans.add(plan);
         collectShared(files, partition, plan, shared);
       }
       globalDangling.addAll(files.globalDanglingDeletes());
+      if (planned >= maxProcessFiles) {
+        break;
+      }
     }
+    int groupsLeft = groups.groupCount() - groupsRead;
+    boolean stopped = deferredPartitions > 0 || groupsLeft > 0;
     List<OptimizingPlan.SharedDelete> sharedDeletes = new ArrayList<>();
-    if (groups.complete()) {
+    if (groups.complete() && !stopped) {
       for (SharedCandidate candidate : shared.values()) {
         if (candidate.removable) {
           sharedDeletes.add(
@@ -101,8 +150,20 @@ public final class BinPackPlanner implements Planner {
         sharedDeletes.add(new OptimizingPlan.SharedDelete(dangling, Set.of()));
       }
     }
+    String note =
+        stopped
+            ? "this process takes "
+                + planned
+                + " input files (at most "
+                + maxProcessFiles
+                + " per process); "
+                + (deferredPartitions > 0 ? deferredPartitions + " more partition(s)" : "")
+                + (deferredPartitions > 0 && groupsLeft > 0 ? " and " : "")
+                + (groupsLeft > 0 ? groupsLeft + " more group(s) of partitions" : "")
+                + " wait for the next one"
+            : null;
     return new OptimizingPlan(
-        groups.table(), groups.snapshotId(), groups.sequenceNumber(), plans, sharedDeletes, null);
+        groups.table(), groups.snapshotId(), groups.sequenceNumber(), plans, sharedDeletes, note);
   }
 
   private PartitionPlan planPartition(

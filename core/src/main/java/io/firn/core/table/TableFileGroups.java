@@ -5,8 +5,8 @@
 package io.firn.core.table;
 
 import java.util.Iterator;
-import java.util.List;
-import java.util.function.Supplier;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
 
 /**
  * A table's files at one snapshot, read one group of partitions at a time so that a planner holds
@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  * @param sequenceNumber that snapshot's sequence number
  * @param complete whether every partition of the table is read ({@link TableFiles#complete()})
  * @param groupCount how many groups iterating reads
- * @param reader reads the groups, in partition key order
+ * @param dataFiles the data files of all groups together, as counted before reading them
+ * @param reader reads group {@code i} (0 to {@code groupCount - 1}), in partition key order
  */
 public record TableFileGroups(
     String table,
@@ -30,22 +31,44 @@ public record TableFileGroups(
     long sequenceNumber,
     boolean complete,
     int groupCount,
-    Supplier<Iterator<TableFiles>> reader)
+    long dataFiles,
+    IntFunction<TableFiles> reader)
     implements Iterable<TableFiles> {
 
   /** One group holding files already read. */
   public static TableFileGroups of(TableFiles files) {
+    long dataFiles = 0;
+    for (PartitionFiles partition : files.partitionFiles()) {
+      dataFiles += partition.dataFiles().size();
+    }
     return new TableFileGroups(
         files.table(),
         files.snapshotId(),
         files.sequenceNumber(),
         files.complete(),
         1,
-        () -> List.of(files).iterator());
+        dataFiles,
+        i -> files);
   }
 
   @Override
   public Iterator<TableFiles> iterator() {
-    return reader.get();
+    return startingAt(0).iterator();
+  }
+
+  /**
+   * The groups from group {@code first} on, wrapping around to the groups before it: every group
+   * once. A planner that may stop before the last group starts at another group each time, so no
+   * group waits behind the others for ever.
+   */
+  public Iterable<TableFiles> startingAt(int first) {
+    if (first < 0 || (first >= groupCount && groupCount > 0)) {
+      throw new IllegalArgumentException(
+          "group " + first + " of " + table + ": must be from 0 to " + (groupCount - 1));
+    }
+    return () ->
+        IntStream.range(0, groupCount)
+            .mapToObj(i -> reader.apply((first + i) % groupCount))
+            .iterator();
   }
 }

@@ -168,38 +168,43 @@ public final class TableScanner {
         snapshotId,
         groups.size(),
         maxFilesPerGroup);
+    long dataFiles = 0;
+    for (PartitionCount count : counts) {
+      if (count.dataFiles() > 0 && partitions.test(count.key())) {
+        dataFiles += count.dataFiles();
+      }
+    }
     return new TableFileGroups(
         table.name(),
         snapshotId,
         snapshot.sequenceNumber(),
         complete,
         groups.size(),
-        () ->
-            groups.stream()
-                .map(
-                    keys ->
-                        scan(
-                            table,
-                            snapshotId,
-                            key -> {
-                              if (keys.containsKey(key)) {
-                                return true;
-                              }
-                              if (!known.contains(key) && partitions.test(key)) {
-                                throw new IllegalStateException(
-                                    "table "
-                                        + table.name()
-                                        + " has data files in partition "
-                                        + key
-                                        + " at snapshot "
-                                        + snapshotId
-                                        + ", which its partitions metadata table does not list");
-                              }
-                              return false;
-                            },
-                            partitionsFilter(table, keys),
-                            each))
-                .iterator());
+        dataFiles,
+        index -> {
+          Map<PartitionKey, StructLike> keys = groups.get(index);
+          return scan(
+              table,
+              snapshotId,
+              key -> {
+                if (keys.containsKey(key)) {
+                  return true;
+                }
+                if (!known.contains(key) && partitions.test(key)) {
+                  throw new IllegalStateException(
+                      "table "
+                          + table.name()
+                          + " has data files in partition "
+                          + key
+                          + " at snapshot "
+                          + snapshotId
+                          + ", which its partitions metadata table does not list");
+                }
+                return false;
+              },
+              partitionsFilter(table, keys),
+              each);
+        });
   }
 
   /**

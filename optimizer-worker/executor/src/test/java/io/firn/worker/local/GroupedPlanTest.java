@@ -160,6 +160,97 @@ class GroupedPlanTest {
         .isGreaterThan(1);
   }
 
+  /**
+   * A plan takes at most its bound of input files and stops at a partition boundary; the partitions
+   * it leaves wait, and because each plan starts at another group (by snapshot id), every due
+   * partition is planned by one of as many plans as there are groups, exactly as the unbounded plan
+   * plans it.
+   */
+  @Test
+  void aBoundedPlanStopsAtAPartitionAndTheNextStartsAtAnotherGroup() {
+    Table table = generate("bounded", 4);
+    long snapshot = table.currentSnapshot().snapshotId();
+    TableFileGroups groups = TableScanner.scanInGroups(table, snapshot, key -> true, 7);
+    assertThat(groups.groupCount()).isGreaterThan(2);
+    OptimizingPlan unbounded =
+        new BinPackPlanner()
+            .plan(
+                groups,
+                POLICY,
+                OptimizingHistory.NONE,
+                NOW,
+                java.util.Optional.of(OptimizingType.FULL));
+    assertThat(unbounded.note()).isNull();
+    Map<PartitionKey, String> expected = new java.util.TreeMap<>();
+    long largest = 0;
+    for (PartitionPlan partition : unbounded.duePartitions()) {
+      expected.put(partition.key(), withoutTaskIds(partition));
+      largest = Math.max(largest, partition.rewriteFiles() + partition.convertFiles());
+    }
+    long total =
+        unbounded.tasks().stream().mapToLong(t -> t.rewrite().size() + t.convert().size()).sum();
+    long bound = total / 3;
+    assertThat(bound).isGreaterThan(0);
+
+    Map<PartitionKey, String> seen = new java.util.TreeMap<>();
+    java.util.Set<PartitionKey> firstPlanned = new java.util.HashSet<>();
+    for (int k = 0; k < groups.groupCount(); k++) {
+      TableFileGroups another =
+          new TableFileGroups(
+              groups.table(),
+              snapshot + k,
+              groups.sequenceNumber(),
+              groups.complete(),
+              groups.groupCount(),
+              groups.dataFiles(),
+              groups.reader());
+      OptimizingPlan plan =
+          new BinPackPlanner(bound)
+              .plan(
+                  another,
+                  POLICY,
+                  OptimizingHistory.NONE,
+                  NOW,
+                  java.util.Optional.of(OptimizingType.FULL));
+
+      long planned =
+          plan.tasks().stream().mapToLong(t -> t.rewrite().size() + t.convert().size()).sum();
+      assertThat(planned).as("plan %d", k).isBetween(bound, bound + largest - 1);
+      assertThat(plan.note())
+          .as("plan %d", k)
+          .contains("input files (at most " + bound + " per process)")
+          .endsWith("wait for the next one");
+      assertThat(plan.sharedDeletesToRemove()).isEmpty();
+      assertThat(plan.tasks()).extracting(RewriteTask::id).doesNotHaveDuplicates();
+      for (PartitionPlan partition : plan.duePartitions()) {
+        seen.put(partition.key(), withoutTaskIds(partition));
+      }
+      if (k == 0) {
+        plan.duePartitions().forEach(p -> firstPlanned.add(p.key()));
+      } else if (k == 1) {
+        java.util.Set<PartitionKey> second = new java.util.HashSet<>();
+        plan.duePartitions().forEach(p -> second.add(p.key()));
+        assertThat(second).as("the next plan starts elsewhere").isNotEqualTo(firstPlanned);
+      }
+    }
+    assertThat(seen).isEqualTo(expected);
+  }
+
+  /** A partition's plan without the task numbers, which depend on where a plan started. */
+  private static String withoutTaskIds(PartitionPlan partition) {
+    StringBuilder text = new StringBuilder(partition.type() + " " + partition.reason());
+    for (RewriteTask task : partition.tasks()) {
+      text.append("\n task ").append(task.type());
+      task.rewrite().forEach(e -> text.append("\n  rewrite ").append(entry(e)));
+      task.convert().forEach(e -> text.append("\n  convert ").append(entry(e)));
+    }
+    partition.deletesToRemove().stream()
+        .map(DeleteFile::location)
+        .sorted()
+        .forEach(d -> text.append("\n remove ").append(d));
+    return text.toString();
+  }
+
   private Table generate(String name, int buckets) {
     HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     TableIdentifier id = TableIdentifier.of("db", name);
