@@ -258,13 +258,10 @@ class ObjectStorageIT {
   }
 
   private static String serverConfig(Path catalogFile, S3ProxyProcess s3, Path dir, Path policy) {
-    StringBuilder properties = new StringBuilder("    properties:\n");
-    s3.catalogProperties()
-        .forEach((k, v) -> properties.append("      %s: \"%s\"\n".formatted(k, v)));
     return ServerFixture.yaml(
         catalogFile,
         WAREHOUSE,
-        properties.toString(),
+        s3.catalogProperties(),
         "jdbc:h2:file:" + dir.resolve("state"),
         null,
         """
