@@ -14,6 +14,7 @@ import io.firn.core.policy.Sizes;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.TestCatalogs;
 import io.firn.worker.local.LocalOptimizer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -35,8 +36,6 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -114,17 +113,7 @@ class FirnCliTest {
   }
 
   private static JdbcCatalog jdbcCatalog() {
-    return (JdbcCatalog)
-        CatalogUtil.buildIcebergCatalog(
-            "firn",
-            Map.of(
-                "type",
-                "jdbc",
-                "uri",
-                "jdbc:sqlite:" + catalogFile,
-                "warehouse",
-                warehouse.toString()),
-            new Configuration());
+    return TestCatalogs.jdbc("firn", "jdbc:sqlite:" + catalogFile, warehouse.toString(), Map.of());
   }
 
   // ---------------------------------------------------------------------------------------------

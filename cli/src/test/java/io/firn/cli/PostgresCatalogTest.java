@@ -10,14 +10,13 @@ import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.ScratchDatabase;
+import io.firn.testkit.TestCatalogs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -49,18 +48,7 @@ class PostgresCatalogTest {
   void optimizesATableOfAPostgresJdbcCatalogAndKeepsItsRows() {
     String uri = database.uri();
     Catalog catalog =
-        CatalogUtil.buildIcebergCatalog(
-            "firn",
-            Map.of(
-                "type",
-                "jdbc",
-                "uri",
-                uri,
-                "jdbc.user",
-                database.user(),
-                "warehouse",
-                warehouse.toString()),
-            new Configuration());
+        TestCatalogs.jdbc("firn", uri, warehouse.toString(), Map.of("jdbc.user", database.user()));
     CdcTableGenerator.generate(catalog, TableIdentifier.of("db", "pg"), CdcTableSpec.small(2));
     Table table = catalog.loadTable(TableIdentifier.of("db", "pg"));
     Map<String, Long> before = RowSets.read(table);
