@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -45,8 +46,7 @@ public final class StoppedWorkerScenario {
   private final Map<String, GeneratedTable> tables = new LinkedHashMap<>();
   private final Set<String> deadAttempts = new HashSet<>();
 
-  /** Generates the tables in {@code server}'s catalog; start the server next ({@link #start}). */
-  public StoppedWorkerScenario(ServerProcess server) {
+  private StoppedWorkerScenario(ServerProcess server) {
     this.server = server;
     tables.put(
         "big",
@@ -62,13 +62,32 @@ public final class StoppedWorkerScenario {
     }
   }
 
-  /** Starts the server with {@link #OPTIMIZING}. */
-  public void start() throws IOException {
+  /** Generates the tables in {@code server}'s catalog, then starts it with {@link #OPTIMIZING}. */
+  public static StoppedWorkerScenario start(ServerProcess server) throws IOException {
+    StoppedWorkerScenario scenario = new StoppedWorkerScenario(server);
     server.start(OPTIMIZING);
+    return scenario;
+  }
+
+  /**
+   * Waits until the server planned the big table and returns its process's id.
+   *
+   * @throws AssertionError when it has not after {@code timeout}
+   */
+  public String awaitBigProcess(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String process;
+    while ((process = bigProcess()) == null) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the server planned no process of db.big in " + timeout);
+      }
+      Thread.sleep(200);
+    }
+    return process;
   }
 
   /** The id of the big table's last process, or null before the server planned it. */
-  public String bigProcess() {
+  private String bigProcess() {
     for (Map<String, Object> table : Http.list(server.api() + "/tables")) {
       if ("big".equals(table.get("table")) && table.get("lastProcessId") != null) {
         return (String) table.get("lastProcessId");
@@ -139,18 +158,29 @@ public final class StoppedWorkerScenario {
   }
 
   /**
-   * What keeps the tables from being optimized and settled, or null ({@link
-   * ServerProcess#pending}).
+   * Waits until every table is optimized and the server settled ({@link ServerProcess#pending}),
+   * then checks the end ({@link #verify}).
+   *
+   * @throws AssertionError with what is still pending after {@code timeout}, or what differs
    */
-  public String pending() {
-    return server.pending(tables.keySet().stream().map(name -> "db." + name).toList());
+  public void awaitOptimized(String process, Duration timeout) throws InterruptedException {
+    List<String> names = tables.keySet().stream().map(name -> "db." + name).toList();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String pending;
+    while ((pending = server.pending(names)) != null) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not optimized after " + timeout + ": " + pending);
+      }
+      Thread.sleep(500);
+    }
+    verify(process);
   }
 
   /**
    * Checks the end: no task of the big process is a dead attempt, every table's rows are the
    * generator's, and no live file is a dead attempt's output.
    */
-  public void verify(String process) {
+  private void verify(String process) {
     for (Map<String, Object> task : tasks(process)) {
       if (deadAttempts.contains(task.get("attemptId"))) {
         throw new AssertionError("the dead attempt's task was not redone: " + task);

@@ -53,12 +53,10 @@ class FlinkWorkerIT {
   void cancelledJobsAttemptIsRedoneAndTheNextJobOptimizesEveryTableWithRowsUnchanged()
       throws Exception {
     try (ServerProcess server = new ServerProcess()) {
-      StoppedWorkerScenario scenario = new StoppedWorkerScenario(server);
-      scenario.start();
+      StoppedWorkerScenario scenario = StoppedWorkerScenario.start(server);
 
       // (1) One slot, no drain: cancel the job while it writes the big table's new data file.
-      await().atMost(60, TimeUnit.SECONDS).until(() -> scenario.bigProcess() != null);
-      String process = scenario.bigProcess();
+      String process = scenario.awaitBigProcess(Duration.ofSeconds(60));
       JobClient first = submit(server, 1, 0);
       // Only the file system in this loop, and the cancel at once: the attempt must end while it
       // writes, not after it handed its file in (an HTTP round trip in between let that happen in
@@ -99,11 +97,7 @@ class FlinkWorkerIT {
       // (3) Two slots: everything gets optimized, the dropped task included.
       JobClient second = submit(server, 2, 60);
       try {
-        await()
-            .atMost(4, TimeUnit.MINUTES)
-            .pollInterval(Duration.ofMillis(500))
-            .untilAsserted(() -> assertThat(scenario.pending()).isNull());
-        scenario.verify(process);
+        scenario.awaitOptimized(process, Duration.ofMinutes(4));
         assertThat(Http.list(server.api() + "/workers"))
             .as("every subtask registered as a one-slot flink worker")
             .isNotEmpty()

@@ -46,13 +46,11 @@ class SparkWorkerIT {
   void killedApplicationsAttemptIsRedoneAndTheNextOneOptimizesEveryTableWithRowsUnchanged()
       throws Exception {
     try (ServerProcess server = new ServerProcess()) {
-      StoppedWorkerScenario scenario = new StoppedWorkerScenario(server);
-      scenario.start();
+      StoppedWorkerScenario scenario = StoppedWorkerScenario.start(server);
       String api = server.api();
 
       // (1) The application in its own JVM, killed while an executor writes the big table's file.
-      await().atMost(60, TimeUnit.SECONDS).until(() -> scenario.bigProcess() != null);
-      String process = scenario.bigProcess();
+      String process = scenario.awaitBigProcess(Duration.ofSeconds(60));
       Process killed = startApplication(server, server.dir.resolve("spark-worker-a.log"));
       String bigAttempt = StoppedWorkerScenario.firstAttempt(process);
       try {
@@ -158,11 +156,7 @@ class SparkWorkerIT {
               spark.defaultParallelism());
       worker.start();
       try {
-        await()
-            .atMost(4, TimeUnit.MINUTES)
-            .pollInterval(Duration.ofMillis(500))
-            .untilAsserted(() -> assertThat(scenario.pending()).isNull());
-        scenario.verify(process);
+        scenario.awaitOptimized(process, Duration.ofMinutes(4));
         // The killed application may be forgotten by now (silent for 3 lease times).
         assertThat(Http.list(api + "/workers"))
             .as("the local[2] application registered as one spark worker with 2 slots")
