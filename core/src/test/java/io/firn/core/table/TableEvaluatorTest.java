@@ -26,9 +26,9 @@ class TableEvaluatorTest {
   @Test
   void flagsEveryPartitionWithDeletesOrSmallFiles() {
     Table table = TestCatalogs.hadoopTable(warehouse, CdcTableSpec.small(4));
-    OptimizingPolicy policy = OptimizingPolicy.DEFAULTS;
 
-    TableEvaluator.Evaluation evaluation = TableEvaluator.evaluate(table, policy);
+    TableEvaluator.Evaluation evaluation =
+        TableEvaluator.evaluate(table, OptimizingPolicy.DEFAULTS);
 
     Set<String> expected = new TreeSet<>();
     for (PartitionFiles partition : TableScanner.scan(table).partitionFiles()) {
