@@ -6,14 +6,12 @@ package io.firn.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.cli.testing.CliRun;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.ScratchDatabase;
 import io.firn.testkit.TestCatalogs;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
@@ -54,32 +52,27 @@ class PostgresCatalogTest {
     Map<String, Long> before = RowSets.read(table);
     long snapshot = table.currentSnapshot().snapshotId();
 
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit =
-        new FirnCli(
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8))
-            .run(
-                new String[] {
-                  "optimize",
-                  "--catalog-uri",
-                  uri,
-                  "--catalog-property",
-                  "jdbc.user=" + database.user(),
-                  "--warehouse",
-                  warehouse.toString(),
-                  "--table",
-                  "db.pg",
-                  "--type",
-                  "full",
-                  "--threads",
-                  "2"
-                });
+    CliRun run =
+        CliRun.of(
+            new String[] {
+              "optimize",
+              "--catalog-uri",
+              uri,
+              "--catalog-property",
+              "jdbc.user=" + database.user(),
+              "--warehouse",
+              warehouse.toString(),
+              "--table",
+              "db.pg",
+              "--type",
+              "full",
+              "--threads",
+              "2"
+            });
 
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
-    assertThat(exit).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8).toLowerCase(Locale.ROOT)).contains("committed");
+    assertThat(run.err()).isEmpty();
+    assertThat(run.exit()).isZero();
+    assertThat(run.out().toLowerCase(Locale.ROOT)).contains("committed");
     table.refresh();
     assertThat(table.currentSnapshot().snapshotId()).isNotEqualTo(snapshot);
     assertThat(table.currentSnapshot().summary()).containsEntry("total-delete-files", "0");
