@@ -132,12 +132,7 @@ class FlinkWorkerIT {
   /** The jar for {@code flink run} reads and writes S3 without jars of its own on the cluster. */
   @Test
   void theJobJarCarriesTheS3FileIoAndTheSdk() throws IOException {
-    Path jar =
-        Path.of(
-            "target",
-            "firn-worker-flink-"
-                + System.getProperty("firn.version", "0.1.0-SNAPSHOT")
-                + "-job.jar");
+    Path jar = S3Lake.builtJar("firn-worker-flink", "job");
     List<String> entries = new ArrayList<>(S3Lake.SDK_CLASSES);
     entries.add(S3Lake.S3_FILE_IO_CLASS);
     assertThat(S3Lake.missing(jar, entries)).as("missing in %s", jar).isEmpty();

@@ -214,12 +214,7 @@ class SparkWorkerIT {
    */
   @Test
   void theApplicationJarCarriesTheSdkAndTheSparkRuntimeTheS3FileIo() throws Exception {
-    Path jar =
-        Path.of(
-            "target",
-            "firn-worker-spark-"
-                + System.getProperty("firn.version", "0.1.0-SNAPSHOT")
-                + "-app.jar");
+    Path jar = S3Lake.builtJar("firn-worker-spark", "app");
     assertThat(S3Lake.missing(jar, S3Lake.SDK_CLASSES)).as("missing in %s", jar).isEmpty();
     assertThat(S3Lake.missing(jar, List.of(S3Lake.S3_FILE_IO_CLASS)))
         .as("Iceberg is not in %s", jar)
