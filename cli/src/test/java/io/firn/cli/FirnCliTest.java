@@ -6,6 +6,7 @@ package io.firn.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.cli.testing.CliRun;
 import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.PartitionPlan;
@@ -14,13 +15,11 @@ import io.firn.core.policy.Sizes;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.TestCatalogs;
 import io.firn.worker.local.LocalOptimizer;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -35,8 +34,6 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -114,17 +111,7 @@ class FirnCliTest {
   }
 
   private static JdbcCatalog jdbcCatalog() {
-    return (JdbcCatalog)
-        CatalogUtil.buildIcebergCatalog(
-            "firn",
-            Map.of(
-                "type",
-                "jdbc",
-                "uri",
-                "jdbc:sqlite:" + catalogFile,
-                "warehouse",
-                warehouse.toString()),
-            new Configuration());
+    return TestCatalogs.jdbc("firn", "jdbc:sqlite:" + catalogFile, warehouse.toString(), Map.of());
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -139,7 +126,7 @@ class FirnCliTest {
             .plan(table, null, Instant.now());
     assertThat(expected.hasWork()).as("the generated table needs minor optimizing").isTrue();
 
-    Result result = cli("plan", "--table", "db.cdc");
+    CliRun result = cli("plan", "--table", "db.cdc");
 
     assertThat(result.exit()).as(result.toString()).isEqualTo(FirnCli.OK);
     assertThat(result.err()).isEmpty();
@@ -185,13 +172,13 @@ class FirnCliTest {
 
   @Test
   void planAfterFullOptimizingSaysNothingToDoAndWhy() {
-    Result optimized = cli("optimize", "--table", "db.cdc", "--type", "full", "--threads", "2");
+    CliRun optimized = cli("optimize", "--table", "db.cdc", "--type", "full", "--threads", "2");
     assertThat(optimized.exit()).as(optimized.toString()).isEqualTo(FirnCli.OK);
     table.refresh();
     long optimizedSnapshot = table.currentSnapshot().snapshotId();
     assertThat(optimizedSnapshot).isNotEqualTo(snapshotBefore);
 
-    Result plan = cli("plan", "--table", "db.cdc");
+    CliRun plan = cli("plan", "--table", "db.cdc");
 
     assertThat(plan.exit()).as(plan.toString()).isEqualTo(FirnCli.OK);
     assertThat(plan.err()).isEmpty();
@@ -217,7 +204,7 @@ class FirnCliTest {
 
   @Test
   void optimizeKeepsEveryRowAndPrintsProgressAndASummary() {
-    Result result = cli("optimize", "--table", "db.cdc", "--threads", "2");
+    CliRun result = cli("optimize", "--table", "db.cdc", "--threads", "2");
 
     assertThat(result.exit()).as(result.toString()).isEqualTo(FirnCli.OK);
     assertThat(result.err()).isEmpty();
@@ -242,7 +229,7 @@ class FirnCliTest {
 
   @Test
   void unknownTableExitsOneNamingIt() {
-    Result result = cli("optimize", "--table", "db.nope");
+    CliRun result = cli("optimize", "--table", "db.nope");
 
     assertThat(result.exit()).isEqualTo(FirnCli.BAD_INPUT);
     assertThat(result.out()).isEmpty();
@@ -258,16 +245,15 @@ class FirnCliTest {
   void missingSqliteCatalogFileExitsOneNamingTheFileAndDoesNotCreateIt() {
     Path missing = dir.resolve("no-such-catalog.db");
 
-    Result result =
-        new Cli()
-            .run(
-                "plan",
-                "--catalog-uri",
-                "jdbc:sqlite:" + missing,
-                "--warehouse",
-                warehouse.toString(),
-                "--table",
-                "db.cdc");
+    CliRun result =
+        CliRun.of(
+            "plan",
+            "--catalog-uri",
+            "jdbc:sqlite:" + missing,
+            "--warehouse",
+            warehouse.toString(),
+            "--table",
+            "db.cdc");
 
     assertThat(result.exit()).isEqualTo(FirnCli.BAD_INPUT);
     assertThat(result.out()).isEmpty();
@@ -288,16 +274,15 @@ class FirnCliTest {
   void unreachableCatalogExitsOneNamingTheCatalogAndItsUri() {
     String uri = "jdbc:postgresql://127.0.0.1:1/nothing";
 
-    Result result =
-        new Cli()
-            .run(
-                "optimize",
-                "--catalog-uri",
-                uri,
-                "--warehouse",
-                warehouse.toString(),
-                "--table",
-                "db.cdc");
+    CliRun result =
+        CliRun.of(
+            "optimize",
+            "--catalog-uri",
+            uri,
+            "--warehouse",
+            warehouse.toString(),
+            "--table",
+            "db.cdc");
 
     assertThat(result.exit()).isEqualTo(FirnCli.BAD_INPUT);
     assertThat(result.out()).isEmpty();
@@ -321,7 +306,7 @@ class FirnCliTest {
     assertThat(v1Rows).hasSize(3);
 
     for (String command : List.of("plan", "optimize")) {
-      Result result = cli(command, "--table", "db.v1", "--type", "full");
+      CliRun result = cli(command, "--table", "db.v1", "--type", "full");
 
       assertThat(result.exit()).as(command).isEqualTo(FirnCli.BAD_INPUT);
       assertThat(result.out()).as(command).isEmpty();
@@ -349,7 +334,7 @@ class FirnCliTest {
     Set<Path> filesBefore = filesUnder(warehouse);
     Files.delete(path);
 
-    Result result = cli("optimize", "--table", "db.cdc", "--type", "full", "--threads", "2");
+    CliRun result = cli("optimize", "--table", "db.cdc", "--type", "full", "--threads", "2");
 
     assertThat(result.exit()).as(result.toString()).isEqualTo(FirnCli.NOT_COMMITTED);
     assertThat(result.err())
@@ -374,7 +359,7 @@ class FirnCliTest {
     new Random(7).nextBytes(garbage);
     Files.write(path, garbage);
 
-    Result result = cli("optimize", "--table", "db.cdc", "--type", "full", "--threads", "2");
+    CliRun result = cli("optimize", "--table", "db.cdc", "--type", "full", "--threads", "2");
 
     assertThat(result.exit()).as(result.toString()).isEqualTo(FirnCli.NOT_COMMITTED);
     assertThat(result.err())
@@ -436,7 +421,7 @@ class FirnCliTest {
                               new ArrayList<>(List.of("optimize", "--table", "db.cdc"));
                           args.addAll(bad.options());
 
-                          Result result = cli(args.toArray(String[]::new));
+                          CliRun result = cli(args.toArray(String[]::new));
 
                           assertThat(result.exit())
                               .as(result.toString())
@@ -456,7 +441,7 @@ class FirnCliTest {
 
   @Test
   void missingTableOptionExitsOneNamingIt() {
-    Result result = cli("plan");
+    CliRun result = cli("plan");
 
     assertThat(result.exit()).isEqualTo(FirnCli.BAD_INPUT);
     assertThat(result.out()).isEmpty();
@@ -467,31 +452,14 @@ class FirnCliTest {
 
   // ---------------------------------------------------------------------------------------------
 
-  private record Result(int exit, String out, String err) {}
-
-  /** Runs the CLI with the given arguments, capturing both streams. */
-  private static final class Cli {
-    Result run(String... args) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      ByteArrayOutputStream err = new ByteArrayOutputStream();
-      int exit;
-      try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-          PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-        exit = new FirnCli(o, e).run(args);
-      }
-      return new Result(
-          exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-  }
-
   /** Runs the CLI against this test's catalog. */
-  private Result cli(String... args) {
+  private CliRun cli(String... args) {
     List<String> all = new ArrayList<>(Arrays.asList(args));
     all.addAll(
         1,
         List.of(
             "--catalog-uri", "jdbc:sqlite:" + catalogFile, "--warehouse", warehouse.toString()));
-    return new Cli().run(all.toArray(String[]::new));
+    return CliRun.of(all);
   }
 
   private void assertTableUnchanged() {

@@ -6,18 +6,15 @@ package io.firn.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.firn.cli.testing.CliRun;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.RowSets;
 import io.firn.testkit.ScratchDatabase;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.firn.testkit.TestCatalogs;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -49,49 +46,33 @@ class PostgresCatalogTest {
   void optimizesATableOfAPostgresJdbcCatalogAndKeepsItsRows() {
     String uri = database.uri();
     Catalog catalog =
-        CatalogUtil.buildIcebergCatalog(
-            "firn",
-            Map.of(
-                "type",
-                "jdbc",
-                "uri",
-                uri,
-                "jdbc.user",
-                database.user(),
-                "warehouse",
-                warehouse.toString()),
-            new Configuration());
+        TestCatalogs.jdbc("firn", uri, warehouse.toString(), Map.of("jdbc.user", database.user()));
     CdcTableGenerator.generate(catalog, TableIdentifier.of("db", "pg"), CdcTableSpec.small(2));
     Table table = catalog.loadTable(TableIdentifier.of("db", "pg"));
     Map<String, Long> before = RowSets.read(table);
     long snapshot = table.currentSnapshot().snapshotId();
 
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit =
-        new FirnCli(
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8))
-            .run(
-                new String[] {
-                  "optimize",
-                  "--catalog-uri",
-                  uri,
-                  "--catalog-property",
-                  "jdbc.user=" + database.user(),
-                  "--warehouse",
-                  warehouse.toString(),
-                  "--table",
-                  "db.pg",
-                  "--type",
-                  "full",
-                  "--threads",
-                  "2"
-                });
+    CliRun run =
+        CliRun.of(
+            new String[] {
+              "optimize",
+              "--catalog-uri",
+              uri,
+              "--catalog-property",
+              "jdbc.user=" + database.user(),
+              "--warehouse",
+              warehouse.toString(),
+              "--table",
+              "db.pg",
+              "--type",
+              "full",
+              "--threads",
+              "2"
+            });
 
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
-    assertThat(exit).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8).toLowerCase(Locale.ROOT)).contains("committed");
+    assertThat(run.err()).isEmpty();
+    assertThat(run.exit()).isZero();
+    assertThat(run.out().toLowerCase(Locale.ROOT)).contains("committed");
     table.refresh();
     assertThat(table.currentSnapshot().snapshotId()).isNotEqualTo(snapshot);
     assertThat(table.currentSnapshot().summary()).containsEntry("total-delete-files", "0");

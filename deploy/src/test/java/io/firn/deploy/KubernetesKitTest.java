@@ -7,12 +7,10 @@ package io.firn.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dropwizard.configuration.FileConfigurationSourceProvider;
-import io.dropwizard.core.setup.Bootstrap;
 import io.firn.core.policy.PolicyFile;
 import io.firn.core.policy.PolicyParser;
-import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
+import io.firn.server.testing.ConfigurationFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -130,18 +128,7 @@ class KubernetesKitTest {
         policyCopy,
         objects.get("ConfigMap/firn-server").path("data").path("default.yaml").asText());
     Files.writeString(file, substituted.toString().replace(mountedPolicy, policyCopy.toString()));
-    FirnServerApplication application = new FirnServerApplication();
-    Bootstrap<FirnServerConfiguration> bootstrap = new Bootstrap<>(application);
-    application.initialize(bootstrap);
-    FirnServerConfiguration config =
-        bootstrap
-            .getConfigurationFactoryFactory()
-            .create(
-                FirnServerConfiguration.class,
-                bootstrap.getValidatorFactory().getValidator(),
-                bootstrap.getObjectMapper(),
-                "dw")
-            .build(new FileConfigurationSourceProvider(), file.toString());
+    FirnServerConfiguration config = ConfigurationFiles.read(file);
 
     assertThat(config.getStateStore().getUrl()).startsWith("jdbc:postgresql://firn-postgres:5432/");
     assertThat(config.getCatalogs().get(0).settings().uri())

@@ -18,11 +18,9 @@ import io.firn.worker.remote.Worker;
 import io.firn.worker.remote.WorkerSettings;
 import java.io.Closeable;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -148,15 +146,7 @@ class ObjectStorageIngestIT {
    */
   private static void optimizeAndMaintain(Path local, S3ProxyProcess s3, CatalogSettings settings)
       throws Exception {
-    Instant old = Instant.now().minus(Duration.ofDays(2));
-    List<String> planted =
-        List.of(
-            CUSTOMERS_KEY + "data/00000-0-orphan-of-a-dead-writer.parquet",
-            CUSTOMERS_KEY + "metadata/orphan-manifest.avro",
-            CUSTOMERS_KEY + "orphan-at-the-root.txt");
-    long plantedBytes = s3.plant(BUCKET, planted, old);
-    String young = CUSTOMERS_KEY + "data/young-orphan.parquet";
-    s3.put(BUCKET, young, "in flight".getBytes(StandardCharsets.UTF_8));
+    S3ProxyProcess.Orphans orphans = s3.plantOrphans(BUCKET, CUSTOMERS_KEY, "data/");
 
     Catalog reader = Catalogs.connect(settings);
     try (ServerProcess server = ServerProcess.onS3(local, s3, WAREHOUSE)) {
@@ -198,10 +188,11 @@ class ObjectStorageIngestIT {
       }
       assertThat((String) processes(server, "orphan-files").get(0).get("message"))
           .contains(
-              "3 orphan(s) (" + plantedBytes + " bytes), 3 deleted, ", " kept as too young, ");
+              "3 orphan(s) (" + orphans.oldBytes() + " bytes), 3 deleted, ",
+              " kept as too young, ");
       assertThat(s3.keys(BUCKET, CUSTOMERS_KEY))
-          .doesNotContainAnyElementsOf(planted)
-          .contains(young);
+          .doesNotContainAnyElementsOf(orphans.old())
+          .contains(orphans.young());
 
       Table optimized = reader.loadTable(CUSTOMERS);
       assertThat(IngestJobIT.readRows(optimized))

@@ -12,6 +12,8 @@ import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.ServerConfig;
+import io.firn.testkit.TestCatalogs;
 import jakarta.ws.rs.core.GenericType;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
@@ -25,9 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.CatalogUtil;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.jdbc.JdbcCatalog;
@@ -43,8 +42,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class FirnServerApplicationTest {
   private static final Path DIR = createDirectory();
-  private static final Path CATALOG_FILE = DIR.resolve("catalog.db");
-  private static final Path WAREHOUSE = DIR.resolve("warehouse");
   private static final JdbcCatalog CATALOG = createCatalog();
 
   private static final DropwizardAppExtension<FirnServerConfiguration> APP =
@@ -308,61 +305,20 @@ class FirnServerApplicationTest {
 
   /** The catalog exists before the server starts (Firn never creates catalogs); it is empty. */
   private static JdbcCatalog createCatalog() {
-    Catalog catalog =
-        CatalogUtil.buildIcebergCatalog(
-            "lake",
-            Map.of(
-                "type",
-                "jdbc",
-                "uri",
-                "jdbc:sqlite:" + CATALOG_FILE,
-                "warehouse",
-                WAREHOUSE.toString()),
-            new Configuration());
-    return (JdbcCatalog) catalog;
+    return TestCatalogs.sqlite(DIR);
   }
 
   private static Path writeConfig() {
-    String yaml =
-        """
-        catalogs:
-          - name: lake
-            type: jdbc
-            uri: "jdbc:sqlite:%s"
-            warehouse: "%s"
-        tables:
-          include: ["lake.*"]
-          exclude: ["lake.scratch.*"]
-        stateStore:
-          url: "jdbc:h2:file:%s"
-        watch:
-          interval: 200ms
-        optimizing:
-          enabled: false
-        auth:
-          adminToken: test-admin-token
-          workerToken: test-worker-token
-        server:
-          applicationConnectors:
-            - type: http
-              port: 0
-          adminConnectors:
-            - type: http
-              port: 0
-          requestLog:
-            appenders: []
-        logging:
-          level: WARN
-          loggers:
-            io.firn: INFO
-        """
-            .formatted(CATALOG_FILE, WAREHOUSE, DIR.resolve("state/firn"));
-    Path file = DIR.resolve("firn-server.yaml");
-    try {
-      Files.writeString(file, yaml);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return file;
+    return new ServerConfig(
+            ServerConfig.sqliteCatalog(DIR), "jdbc:h2:file:" + DIR.resolve("state/firn"))
+        .optimizing("  enabled: false")
+        .sections(
+            """
+            tables:
+              include: ["lake.*"]
+              exclude: ["lake.scratch.*"]
+            """)
+        .tokens("test-worker-token", "test-admin-token")
+        .write(DIR.resolve("firn-server.yaml"));
   }
 }

@@ -8,11 +8,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dropwizard.configuration.ConfigurationParsingException;
-import io.dropwizard.configuration.FileConfigurationSourceProvider;
 import io.dropwizard.core.cli.Cli;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.util.JarLocation;
 import io.firn.core.catalog.CatalogSettings;
+import io.firn.server.testing.ConfigurationFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -31,19 +31,7 @@ class FirnServerConfigurationTest {
   private FirnServerConfiguration parse(String yaml) throws Exception {
     Path file = dir.resolve("firn-server.yaml");
     Files.writeString(file, yaml);
-    // The same factory the application uses for `server` and `check` (it enables
-    // FAIL_ON_UNKNOWN_PROPERTIES on the bootstrap's object mapper).
-    FirnServerApplication application = new FirnServerApplication();
-    Bootstrap<FirnServerConfiguration> bootstrap = new Bootstrap<>(application);
-    application.initialize(bootstrap);
-    return bootstrap
-        .getConfigurationFactoryFactory()
-        .create(
-            FirnServerConfiguration.class,
-            bootstrap.getValidatorFactory().getValidator(),
-            bootstrap.getObjectMapper(),
-            "dw")
-        .build(new FileConfigurationSourceProvider(), file.toString());
+    return ConfigurationFiles.read(file);
   }
 
   @Test

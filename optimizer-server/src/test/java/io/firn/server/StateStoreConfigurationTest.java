@@ -8,9 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dropwizard.configuration.ConfigurationValidationException;
-import io.dropwizard.configuration.FileConfigurationSourceProvider;
-import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.db.DataSourceFactory;
+import io.firn.server.testing.ConfigurationFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -69,16 +68,6 @@ class StateStoreConfigurationTest {
   private FirnServerConfiguration parse(String yaml) throws Exception {
     Path file = dir.resolve("firn-server.yaml");
     Files.writeString(file, yaml);
-    FirnServerApplication application = new FirnServerApplication();
-    Bootstrap<FirnServerConfiguration> bootstrap = new Bootstrap<>(application);
-    application.initialize(bootstrap);
-    return bootstrap
-        .getConfigurationFactoryFactory()
-        .create(
-            FirnServerConfiguration.class,
-            bootstrap.getValidatorFactory().getValidator(),
-            bootstrap.getObjectMapper(),
-            "dw")
-        .build(new FileConfigurationSourceProvider(), file.toString());
+    return ConfigurationFiles.read(file);
   }
 }

@@ -66,6 +66,22 @@ public final class S3Lake implements AutoCloseable {
   /** Iceberg's {@code S3FileIO} as a jar entry. */
   public static final String S3_FILE_IO_CLASS = "org/apache/iceberg/aws/s3/S3FileIO.class";
 
+  /**
+   * The jar {@code mvn package} leaves in the module's {@code target/} (tests run in the module's
+   * directory), e.g. {@code builtJar("firn-worker-flink", "job")}; the version from the system
+   * property {@code firn.version}.
+   */
+  public static Path builtJar(String artifact, String classifier) {
+    return Path.of(
+        "target",
+        artifact
+            + "-"
+            + System.getProperty("firn.version", "0.1.0-SNAPSHOT")
+            + "-"
+            + classifier
+            + ".jar");
+  }
+
   /** The entries of {@code jar} that it lacks, of {@code entries}. */
   public static List<String> missing(Path jar, List<String> entries) throws IOException {
     try (ZipFile zip = new ZipFile(jar.toFile())) {

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -153,6 +154,30 @@ public final class S3ProxyProcess implements AutoCloseable {
       bytes += body.length;
     }
     return bytes;
+  }
+
+  /** What {@link #plantOrphans} put: the old orphans, their bytes, and the young one. */
+  public record Orphans(List<String> old, long oldBytes, String young) {}
+
+  /**
+   * Plants what a dead writer leaves under a table, for orphan cleanup: three orphans two days old
+   * (a data file, a manifest, a file at the table's root; {@link #plant}) and a young data file, as
+   * one still being written.
+   *
+   * @param tableKey the table's key prefix in the bucket, ending with {@code /}
+   * @param dataDir the directory of the old data file below the table, ending with {@code /}
+   *     ({@code data/} or a partition's)
+   */
+  public Orphans plantOrphans(String bucket, String tableKey, String dataDir) throws IOException {
+    List<String> old =
+        List.of(
+            tableKey + dataDir + "00000-0-orphan-of-a-dead-writer.parquet",
+            tableKey + "metadata/orphan-manifest.avro",
+            tableKey + "orphan-at-the-root.txt");
+    long bytes = plant(bucket, old, Instant.now().minus(Duration.ofDays(2)));
+    String young = tableKey + "data/young-orphan.parquet";
+    put(bucket, young, "in flight".getBytes(StandardCharsets.UTF_8));
+    return new Orphans(old, bytes, young);
   }
 
   /** Every key of a bucket with the given prefix. */

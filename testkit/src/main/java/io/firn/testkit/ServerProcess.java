@@ -41,7 +41,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * ({@code optimizer-server/target}), its version under {@code firn.version}.
  */
 public final class ServerProcess implements AutoCloseable {
-  public static final String WORKER_TOKEN = "worker-secret";
+  public static final String WORKER_TOKEN = ServerConfig.WORKER_TOKEN;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP =
@@ -183,63 +183,26 @@ public final class ServerProcess implements AutoCloseable {
    * until its API answers.
    */
   public void start(String optimizing, String include, String state) throws IOException {
-    StringBuilder properties = new StringBuilder();
-    if (!storage.isEmpty()) {
-      properties.append("    properties:\n");
-      storage.forEach((k, v) -> properties.append("      %s: \"%s\"\n".formatted(k, v)));
-    }
     Path policyFile = dir.resolve("policy.yaml");
     Files.writeString(policyFile, policy);
-    String yaml =
-        """
-        catalogs:
-          - name: lake
-            type: jdbc
-            uri: "jdbc:sqlite:%s"
-            warehouse: "%s"
-        %stables:
-          include: ["%s"]
-        policies:
-          path: "%s"
-        stateStore:
-          url: "jdbc:h2:file:%s"
-        watch:
-          interval: 200ms
-        optimizing:
-        %s
-        %sauth:
-          workerToken: %s
-          adminToken: admin-secret
-        server:
-          applicationConnectors:
-            - type: http
-              bindHost: 127.0.0.1
-              port: %d
-          adminConnectors:
-            - type: http
-              bindHost: 127.0.0.1
-              port: %d
-          requestLog:
-            appenders: []
-        logging:
-          level: WARN
-          loggers:
-            io.firn: INFO
-        """
-            .formatted(
-                dir.resolve("catalog.db"),
-                warehouse,
-                properties,
-                include,
-                policyFile,
-                dir.resolve("state").resolve(state),
-                optimizing.stripTrailing(),
-                sections,
-                WORKER_TOKEN,
-                port,
-                adminPort);
-    Path config = dir.resolve("firn-server.yaml");
-    Files.writeString(config, yaml);
+    String catalogs =
+        ServerConfig.jdbcCatalog(
+            "lake", "jdbc:sqlite:" + dir.resolve("catalog.db"), warehouse, storage);
+    Path config =
+        new ServerConfig(catalogs, "jdbc:h2:file:" + dir.resolve("state").resolve(state))
+            .optimizing(optimizing)
+            .sections(
+                """
+                tables:
+                  include: ["%s"]
+                policies:
+                  path: "%s"
+                """
+                        .formatted(include, policyFile)
+                    + sections)
+            .tokens(WORKER_TOKEN, ServerConfig.ADMIN_TOKEN)
+            .ports("127.0.0.1", port, adminPort)
+            .write(dir.resolve("firn-server.yaml"));
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx1g");

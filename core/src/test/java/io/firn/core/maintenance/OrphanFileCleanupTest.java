@@ -22,8 +22,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.ManifestFiles;
@@ -100,18 +98,11 @@ class OrphanFileCleanupTest {
   @Test
   void listsThroughLocalFileIoOnASqliteJdbcCatalog() throws Exception {
     Catalog catalog =
-        CatalogUtil.buildIcebergCatalog(
+        TestCatalogs.jdbc(
             "firn",
-            Map.of(
-                "type",
-                "jdbc",
-                "uri",
-                "jdbc:sqlite:" + warehouse.resolve("catalog.db"),
-                "warehouse",
-                warehouse.resolve("lake").toString(),
-                "io-impl",
-                "io.firn.core.io.LocalFileIO"),
-            new Configuration());
+            "jdbc:sqlite:" + warehouse.resolve("catalog.db"),
+            warehouse.resolve("lake").toString(),
+            Map.of("io-impl", "io.firn.core.io.LocalFileIO"));
     Table table = CdcTableGenerator.generate(catalog, TableIdentifier.of("db", "t"), SPEC).table();
     Path location = localPath(table.location());
     age(location, OLD);

@@ -11,15 +11,13 @@ import io.firn.core.policy.PolicyFile.EffectivePolicy;
 import io.firn.core.policy.PolicyFile.OnWindowClose;
 import io.firn.core.policy.PolicyFile.Window;
 import io.firn.core.policy.PolicyFile.WorkKind;
-import java.io.IOException;
-import java.nio.file.Files;
+import io.firn.testkit.ShippedPolicies;
 import java.nio.file.Path;
 import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.List;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,24 +37,15 @@ class PolicyParserTest {
         default: {capacity: 2}
       """;
 
-  static List<Path> shippedFiles() throws IOException {
-    try (Stream<Path> files = Files.walk(Path.of("..", "policies"))) {
-      return files
-          .filter(p -> p.toString().endsWith(".yaml"))
-          .sorted()
-          .collect(Collectors.toList());
-    }
+  static List<Path> shippedFiles() {
+    return ShippedPolicies.files();
   }
 
   @Test
-  void theShippedFilesExist() throws IOException {
+  void theShippedFilesExist() {
     assertThat(shippedFiles())
         .extracting(p -> p.getFileName().toString())
-        .contains(
-            "default.yaml",
-            "cdc-lake-nightly-full.yaml",
-            "append-only-logs.yaml",
-            "critical-low-latency.yaml");
+        .containsAll(ShippedPolicies.KNOWN);
   }
 
   @ParameterizedTest

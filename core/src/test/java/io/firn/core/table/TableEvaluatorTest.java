@@ -7,15 +7,12 @@ package io.firn.core.table;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.firn.core.policy.OptimizingPolicy;
-import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.TestCatalogs;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,12 +25,10 @@ class TableEvaluatorTest {
 
   @Test
   void flagsEveryPartitionWithDeletesOrSmallFiles() {
-    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
-    CdcTableGenerator.generate(catalog, TableIdentifier.of("db", "t"), CdcTableSpec.small(4));
-    Table table = catalog.loadTable(TableIdentifier.of("db", "t"));
-    OptimizingPolicy policy = OptimizingPolicy.DEFAULTS;
+    Table table = TestCatalogs.hadoopTable(warehouse, CdcTableSpec.small(4));
 
-    TableEvaluator.Evaluation evaluation = TableEvaluator.evaluate(table, policy);
+    TableEvaluator.Evaluation evaluation =
+        TableEvaluator.evaluate(table, OptimizingPolicy.DEFAULTS);
 
     Set<String> expected = new TreeSet<>();
     for (PartitionFiles partition : TableScanner.scan(table).partitionFiles()) {

@@ -7,7 +7,6 @@ package io.firn.core.table;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.firn.core.policy.OptimizingPolicy;
-import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.TestCatalogs;
 import java.nio.file.Path;
@@ -19,8 +18,6 @@ import java.util.TreeSet;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,9 +30,7 @@ class TableScannerPushdownTest {
 
   @Test
   void aPrunedScanSeesTheSameFilesAsTheFullScanForItsPartitions() {
-    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
-    CdcTableGenerator.generate(catalog, TableIdentifier.of("db", "t"), CdcTableSpec.small(4));
-    Table table = catalog.loadTable(TableIdentifier.of("db", "t"));
+    Table table = TestCatalogs.hadoopTable(warehouse, CdcTableSpec.small(4));
     long snapshot = table.currentSnapshot().snapshotId();
     TableFiles full = TableScanner.scan(table);
     Map<PartitionKey, StructLike> flagged =

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.dropwizard.testing.DropwizardTestSupport;
-import io.firn.cli.FirnCli;
+import io.firn.cli.testing.CliRun;
 import io.firn.server.FirnServerApplication;
 import io.firn.server.FirnServerConfiguration;
 import io.firn.testkit.CdcTableGenerator;
@@ -16,9 +16,6 @@ import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.Http;
 import io.firn.testkit.RowSets;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -86,15 +83,9 @@ final class CatalogRoundTrip {
     List<String> args = new ArrayList<>(List.of("optimize"));
     args.addAll(cliCatalogOptions);
     args.addAll(List.of("--table", "db.cli", "--type", "full", "--threads", "2"));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit =
-        new FirnCli(
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8))
-            .run(args.toArray(String[]::new));
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
-    assertThat(exit).as("%s", out).isZero();
+    CliRun run = CliRun.of(args);
+    assertThat(run.err()).isEmpty();
+    assertThat(run.exit()).as("%s", run.out()).isZero();
 
     // The server, with the catalog in its YAML and its in-process worker.
     Path config = dir.resolve("server.yaml");

@@ -10,16 +10,16 @@ import static org.awaitility.Awaitility.await;
 import io.firn.core.commit.Committer;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
+import io.firn.testkit.ChildProcesses;
 import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.Http;
 import io.firn.testkit.RowSets;
+import io.firn.testkit.ServerConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,8 +85,20 @@ class FailoverIT {
                 TableIdentifier.of("db", name),
                 new CdcTableSpec(40_000, 10, 0.1, 0.02, 0.02, 4, 30L + i, false, false)));
       }
-      Replica a = new Replica("a", freePort(), freePort(), state.url(), catalogDb.url());
-      Replica b = new Replica("b", freePort(), freePort(), state.url(), catalogDb.url());
+      Replica a =
+          new Replica(
+              "a",
+              ChildProcesses.freePort(),
+              ChildProcesses.freePort(),
+              state.url(),
+              catalogDb.url());
+      Replica b =
+          new Replica(
+              "b",
+              ChildProcesses.freePort(),
+              ChildProcesses.freePort(),
+              state.url(),
+              catalogDb.url());
       Process worker = null;
       Process aAgain = null;
       try {
@@ -249,67 +261,38 @@ class FailoverIT {
     final Path log;
     Process process;
 
-    Replica(String name, int port, int adminPort, String stateUrl, String catalogUrl)
-        throws IOException {
+    Replica(String name, int port, int adminPort, String stateUrl, String catalogUrl) {
       this.name = name;
       this.port = port;
       this.log = dir.resolve("server-" + name + ".log");
       this.config = dir.resolve("server-" + name + ".yaml");
-      Files.writeString(
-          config,
-          """
-          catalogs:
-            - name: lake
-              type: jdbc
-              uri: "%s"
-              warehouse: "%s"
-              properties:
-                jdbc.user: %s
-          stateStore:
-            url: "%s"
-            user: %s
-          watch:
-            interval: 300ms
-          optimizing:
-            localWorkerThreads: 0
-            lease: 6s
-            heartbeatInterval: 500ms
-            retryBackoff: 500ms
-          ha:
-            enabled: true
-            leaseTtl: 6s
-            renewInterval: 1s
-            advertisedUrl: "http://127.0.0.1:%d"
-          auth:
-            workerToken: %s
-            adminToken: %s
-          server:
-            applicationConnectors:
-              - type: http
-                bindHost: 127.0.0.1
-                port: %d
-            adminConnectors:
-              - type: http
-                bindHost: 127.0.0.1
-                port: %d
-            requestLog:
-              appenders: []
-          logging:
-            level: WARN
-            loggers:
-              io.firn: INFO
-          """
-              .formatted(
+      new ServerConfig(
+              ServerConfig.jdbcCatalog(
+                  "lake",
                   catalogUrl,
-                  dir.resolve("warehouse"),
-                  PostgresDatabase.USER,
-                  stateUrl,
-                  PostgresDatabase.USER,
-                  port,
-                  ServerFixture.WORKER_TOKEN,
-                  ServerFixture.ADMIN_TOKEN,
-                  port,
-                  adminPort));
+                  dir.resolve("warehouse").toString(),
+                  Map.of("jdbc.user", PostgresDatabase.USER)),
+              stateUrl)
+          .stateStoreUser(PostgresDatabase.USER)
+          .watch("300ms")
+          .optimizing(
+              """
+                localWorkerThreads: 0
+                lease: 6s
+                heartbeatInterval: 500ms
+                retryBackoff: 500ms
+              """)
+          .sections(
+              """
+              ha:
+                enabled: true
+                leaseTtl: 6s
+                renewInterval: 1s
+                advertisedUrl: "http://127.0.0.1:%d"
+              """
+                  .formatted(port))
+          .ports("127.0.0.1", port, adminPort)
+          .write(config);
     }
 
     void start() throws IOException {
@@ -388,11 +371,5 @@ class FailoverIT {
     builder.redirectOutput(log.toFile());
     builder.environment().put("FIRN_WORKER_TOKEN", ServerFixture.WORKER_TOKEN);
     return builder.start();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 }

@@ -26,7 +26,6 @@ import io.firn.worker.remote.Worker;
 import io.firn.worker.remote.WorkerSettings;
 import java.io.Closeable;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -91,16 +90,8 @@ class ObjectStorageIT {
       // Three old orphans and a young one are planted in events; every file of events_old, whose
       // location shares the key prefix wh/db/events, is two days old: were it listed with events,
       // its files would be orphans of events.
-      Instant old = Instant.now().minus(Duration.ofDays(2));
-      s3.age(BUCKET, "wh/db/events_old", old);
-      List<String> planted =
-          List.of(
-              EVENTS + "data/id_bucket=0/00000-0-orphan-of-a-dead-writer.parquet",
-              EVENTS + "metadata/orphan-manifest.avro",
-              EVENTS + "orphan-at-the-root.txt");
-      long plantedBytes = s3.plant(BUCKET, planted, old);
-      String young = EVENTS + "data/young-orphan.parquet";
-      s3.put(BUCKET, young, "in flight".getBytes(StandardCharsets.UTF_8));
+      s3.age(BUCKET, "wh/db/events_old", Instant.now().minus(Duration.ofDays(2)));
+      S3ProxyProcess.Orphans planted = s3.plantOrphans(BUCKET, EVENTS, "data/id_bucket=0/");
 
       Path policy = dir.resolve("policy.yaml");
       Files.writeString(policy, ServerProcess.MAINTAINING_POLICY);
@@ -145,9 +136,11 @@ class ObjectStorageIT {
         assertThat(orphans).containsEntry("status", "succeeded");
         assertThat((String) orphans.get("message"))
             .contains(
-                "3 orphan(s) (" + plantedBytes + " bytes), 3 deleted, ",
+                "3 orphan(s) (" + planted.oldBytes() + " bytes), 3 deleted, ",
                 " kept as too young, 0 Flink file(s) kept");
-        assertThat(s3.keys(BUCKET, EVENTS)).doesNotContainAnyElementsOf(planted).contains(young);
+        assertThat(s3.keys(BUCKET, EVENTS))
+            .doesNotContainAnyElementsOf(planted.old())
+            .contains(planted.young());
 
         List<Map<String, Object>> optimizing = new ArrayList<>();
         optimizing.addAll(processes(api, "events", "minor", "major"));
@@ -258,13 +251,10 @@ class ObjectStorageIT {
   }
 
   private static String serverConfig(Path catalogFile, S3ProxyProcess s3, Path dir, Path policy) {
-    StringBuilder properties = new StringBuilder("    properties:\n");
-    s3.catalogProperties()
-        .forEach((k, v) -> properties.append("      %s: \"%s\"\n".formatted(k, v)));
     return ServerFixture.yaml(
         catalogFile,
         WAREHOUSE,
-        properties.toString(),
+        s3.catalogProperties(),
         "jdbc:h2:file:" + dir.resolve("state"),
         null,
         """

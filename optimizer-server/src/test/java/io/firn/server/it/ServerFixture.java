@@ -7,20 +7,23 @@ package io.firn.server.it;
 import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.GeneratedTable;
+import io.firn.testkit.ServerConfig;
+import io.firn.testkit.TestCatalogs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 
-/** A SQLite JDBC catalog in a temporary directory and a server configuration pointing at it. */
+/**
+ * A SQLite JDBC catalog in a temporary directory ({@link TestCatalogs#sqlite}) and a server
+ * configuration pointing at it ({@link ServerConfig}).
+ */
 final class ServerFixture implements AutoCloseable {
-  static final String WORKER_TOKEN = "worker-secret";
-  static final String ADMIN_TOKEN = "admin-secret";
+  static final String WORKER_TOKEN = ServerConfig.WORKER_TOKEN;
+  static final String ADMIN_TOKEN = ServerConfig.ADMIN_TOKEN;
 
   final Path dir;
   final JdbcCatalog catalog;
@@ -31,18 +34,7 @@ final class ServerFixture implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    this.catalog =
-        (JdbcCatalog)
-            CatalogUtil.buildIcebergCatalog(
-                "lake",
-                Map.of(
-                    "type",
-                    "jdbc",
-                    "uri",
-                    "jdbc:sqlite:" + dir.resolve("catalog.db"),
-                    "warehouse",
-                    dir.resolve("warehouse").toString()),
-                new Configuration());
+    this.catalog = TestCatalogs.sqlite(dir);
   }
 
   GeneratedTable generate(String namespace, String name, CdcTableSpec spec) {
@@ -56,29 +48,16 @@ final class ServerFixture implements AutoCloseable {
    * @param optimizing the body of the {@code optimizing:} section, indented by four spaces
    */
   Path config(String stateStoreUrl, String stateStoreUser, String optimizing) {
-    String yaml =
-        yaml(
-            dir.resolve("catalog.db"),
-            dir.resolve("warehouse").toString(),
-            "",
-            stateStoreUrl,
-            stateStoreUser,
-            optimizing,
-            "");
-    Path file = dir.resolve("firn-server-" + System.nanoTime() + ".yaml");
-    try {
-      Files.writeString(file, yaml);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return file;
+    return new ServerConfig(ServerConfig.sqliteCatalog(dir), stateStoreUrl)
+        .stateStoreUser(stateStoreUser)
+        .optimizing(optimizing)
+        .write(dir.resolve("firn-server-" + System.nanoTime() + ".yaml"));
   }
 
   /**
    * A server configuration with one SQLite JDBC catalog named {@code lake}, HTTP on free ports.
    *
-   * @param catalogLines further lines of the catalog (e.g. its {@code properties:}), indented by
-   *     four spaces, each ending with a newline; or empty
+   * @param catalogProperties the catalog's {@code properties:}, or none
    * @param optimizing the body of the {@code optimizing:} section, indented
    * @param sections further top-level sections ({@code policies:}, {@code maintenance:}), each line
    *     ending with a newline; or empty
@@ -86,20 +65,14 @@ final class ServerFixture implements AutoCloseable {
   static String yaml(
       Path catalogFile,
       String warehouse,
-      String catalogLines,
+      Map<String, String> catalogProperties,
       String stateStoreUrl,
       String stateStoreUser,
       String optimizing,
       String sections) {
     return yaml(
-        """
-          - name: lake
-            type: jdbc
-            uri: "jdbc:sqlite:%s"
-            warehouse: "%s"
-        """
-                .formatted(catalogFile, warehouse)
-            + catalogLines,
+        ServerConfig.jdbcCatalog(
+            "lake", "jdbc:sqlite:" + catalogFile, warehouse, catalogProperties),
         stateStoreUrl,
         stateStoreUser,
         optimizing,
@@ -118,40 +91,11 @@ final class ServerFixture implements AutoCloseable {
       String stateStoreUser,
       String optimizing,
       String sections) {
-    return """
-        catalogs:
-        %sstateStore:
-          url: "%s"
-          user: %s
-        watch:
-          interval: 200ms
-        optimizing:
-        %s
-        %sauth:
-          workerToken: %s
-          adminToken: %s
-        server:
-          applicationConnectors:
-            - type: http
-              port: 0
-          adminConnectors:
-            - type: http
-              port: 0
-          requestLog:
-            appenders: []
-        logging:
-          level: WARN
-          loggers:
-            io.firn: INFO
-        """
-        .formatted(
-            catalogs,
-            stateStoreUrl,
-            stateStoreUser == null ? "null" : stateStoreUser,
-            optimizing.stripTrailing(),
-            sections,
-            WORKER_TOKEN,
-            ADMIN_TOKEN);
+    return new ServerConfig(catalogs, stateStoreUrl)
+        .stateStoreUser(stateStoreUser)
+        .optimizing(optimizing)
+        .sections(sections)
+        .yaml();
   }
 
   @Override

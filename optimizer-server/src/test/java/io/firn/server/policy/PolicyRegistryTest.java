@@ -14,6 +14,7 @@ import io.firn.core.policy.PolicyFile.WorkKind;
 import io.firn.server.policy.PolicyRegistry.LoadedPolicy;
 import io.firn.server.policy.PolicyRegistry.Outcome;
 import io.firn.server.policy.PolicyRegistry.ReloadStatus;
+import io.firn.testkit.ShippedPolicies;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class PolicyRegistryTest {
-  private static final Path SHIPPED = Path.of("..", "policies");
+  private static final Path SHIPPED = ShippedPolicies.DIR;
 
   @TempDir Path dir;
 
@@ -242,24 +243,8 @@ class PolicyRegistryTest {
     assertThat(registry.policy().groups().get("default").capacity()).isEqualTo(3);
   }
 
-  static List<Path> shippedFiles() throws IOException {
-    try (Stream<Path> files = Files.walk(SHIPPED)) {
-      return files
-          .filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml"))
-          .sorted()
-          .collect(Collectors.toList());
-    }
-  }
-
-  @Test
-  void theShippedFilesAreFound() throws IOException {
-    assertThat(shippedFiles())
-        .extracting(p -> p.getFileName().toString())
-        .contains(
-            "default.yaml",
-            "cdc-lake-nightly-full.yaml",
-            "append-only-logs.yaml",
-            "critical-low-latency.yaml");
+  static List<Path> shippedFiles() {
+    return ShippedPolicies.files();
   }
 
   @ParameterizedTest

@@ -10,14 +10,11 @@ import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.core.table.TableEvaluator;
-import io.firn.testkit.CdcTableGenerator;
 import io.firn.testkit.CdcTableSpec;
 import io.firn.testkit.TestCatalogs;
 import java.nio.file.Path;
 import java.time.Instant;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,9 +27,7 @@ class CleanTableTest {
 
   @Test
   void cheapSignalsFlagNothingAfterFullOptimizing() {
-    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
-    CdcTableGenerator.generate(catalog, TableIdentifier.of("db", "t"), CdcTableSpec.small(4));
-    Table table = catalog.loadTable(TableIdentifier.of("db", "t"));
+    Table table = TestCatalogs.hadoopTable(warehouse, CdcTableSpec.small(4));
     OptimizingPolicy policy = OptimizingPolicy.DEFAULTS;
     assertThat(TableEvaluator.evaluate(table, policy).needsPlan()).isTrue();
 

@@ -7,12 +7,10 @@ package io.firn.worker.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.firn.testkit.CdcTableSpec;
-import io.firn.testkit.GeneratedTable;
 import io.firn.testkit.Http;
-import io.firn.testkit.RowSets;
 import io.firn.testkit.S3Lake;
 import io.firn.testkit.ServerProcess;
+import io.firn.testkit.StoppedWorkerScenario;
 import io.firn.worker.remote.HttpWorkerProtocol;
 import io.firn.worker.remote.Worker;
 import io.firn.worker.remote.WorkerOptions;
@@ -23,15 +21,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
@@ -49,42 +42,17 @@ import org.junit.jupiter.api.io.TempDir;
  * application jar carries the SDK, {@code iceberg-spark-runtime} the S3 FileIO.
  */
 class SparkWorkerIT {
-  private static final String OPTIMIZING =
-      """
-        localWorkerThreads: 0
-        maxConcurrentProcesses: 8
-        lease: 4s
-        heartbeatInterval: 500ms
-        retryBackoff: 500ms
-      """;
-
   @Test
   void killedApplicationsAttemptIsRedoneAndTheNextOneOptimizesEveryTableWithRowsUnchanged()
       throws Exception {
     try (ServerProcess server = new ServerProcess()) {
-      Map<String, GeneratedTable> tables = new LinkedHashMap<>();
-      tables.put(
-          "big",
-          server.generate(
-              "db", "big", new CdcTableSpec(200_000, 30, 0.1, 0.02, 0.02, 0, 5L, false, false)));
-      for (int i = 0; i < 3; i++) {
-        tables.put(
-            "t" + i,
-            server.generate(
-                "db",
-                "t" + i,
-                new CdcTableSpec(1_500, 20, 0.05, 0.02, 0.02, i * 2, 100L + i, i == 1, false)));
-      }
-      server.start(OPTIMIZING);
+      StoppedWorkerScenario scenario = StoppedWorkerScenario.start(server);
       String api = server.api();
 
       // (1) The application in its own JVM, killed while an executor writes the big table's file.
-      await().atMost(60, TimeUnit.SECONDS).until(() -> bigProcess(api) != null);
-      String process = bigProcess(api);
+      String process = scenario.awaitBigProcess(Duration.ofSeconds(60));
       Process killed = startApplication(server, server.dir.resolve("spark-worker-a.log"));
-      Set<String> deadAttempts = new HashSet<>();
-      // The big table's one task, first attempt: its id is the process id plus -t0-a1.
-      String bigAttempt = process + "-t0-a1";
+      String bigAttempt = StoppedWorkerScenario.firstAttempt(process);
       try {
         await()
             .atMost(3, TimeUnit.MINUTES)
@@ -113,74 +81,43 @@ class SparkWorkerIT {
             .until(
                 () -> {
                   assertAlive(killed, server.dir.resolve("spark-worker-a.log"));
-                  if (!writing(server, bigAttempt)) {
+                  if (!scenario.writing(bigAttempt)) {
                     return false;
                   }
                   killed.destroyForcibly();
                   return true;
                 });
-        deadAttempts.add(bigAttempt);
       } finally {
         killed.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
       }
-      assertThat(tasks(api, process))
-          .as("the killed attempt was not handed in")
-          .singleElement()
-          .satisfies(
-              t ->
-                  assertThat(t)
-                      .containsEntry("attemptId", bigAttempt)
-                      .extracting(m -> m.get("status"))
-                      .isNotIn("succeeded", "committed"));
+      scenario.assertDead(process, bigAttempt);
 
       // (2) An application stopped with SIGTERM while it writes the task's next attempt drains:
       // the attempt is handed in and committed before Spark shuts down.
       Process stopped =
           startApplication(
               server, server.dir.resolve("spark-worker-b.log"), "--drain-seconds", "60");
-      List<String> drainedAttempt = new ArrayList<>();
+      String drained;
       try {
-        await()
-            .atMost(3, TimeUnit.MINUTES)
-            .pollInterval(Duration.ofMillis(20))
-            .until(
-                () -> {
-                  if (!stopped.isAlive()) {
-                    throw new IllegalStateException(
-                        "the Spark worker application exited with "
-                            + stopped.exitValue()
-                            + ": "
-                            + Files.readString(server.dir.resolve("spark-worker-b.log")));
-                  }
-                  for (Map<String, Object> task : tasks(api, process)) {
-                    String attempt = (String) task.get("attemptId");
-                    if ("leased".equals(task.get("status"))
-                        && !deadAttempts.contains(attempt)
-                        && writing(server, attempt)) {
-                      drainedAttempt.add(attempt);
-                      return true;
-                    }
-                  }
-                  return false;
-                });
+        drained =
+            await()
+                .atMost(3, TimeUnit.MINUTES)
+                .pollInterval(Duration.ofMillis(20))
+                .until(
+                    () -> {
+                      assertAlive(stopped, server.dir.resolve("spark-worker-b.log"));
+                      return scenario.liveAttemptWriting(process);
+                    },
+                    Objects::nonNull);
         stopped.destroy();
         assertThat(stopped.waitFor(2, TimeUnit.MINUTES)).as("the application stops").isTrue();
       } finally {
         stopped.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
       }
-      assertThat(tasks(api, process))
-          .as(
-              "the running attempt was drained: handed in and accepted before the driver exited;"
-                  + " log: %s",
-              Files.readString(server.dir.resolve("spark-worker-b.log")))
-          .singleElement()
-          .satisfies(
-              t ->
-                  assertThat(t)
-                      .containsEntry("attemptId", drainedAttempt.get(0))
-                      .containsEntry("attempts", 2)
-                      .extracting(m -> m.get("status"))
-                      .isIn("succeeded", "committed"));
+      scenario.assertDrained(
+          process,
+          drained,
+          "the driver's log: " + Files.readString(server.dir.resolve("spark-worker-b.log")));
 
       // (3) A local[2] application: everything gets optimized.
       SparkSession session =
@@ -219,41 +156,7 @@ class SparkWorkerIT {
               spark.defaultParallelism());
       worker.start();
       try {
-        await()
-            .atMost(4, TimeUnit.MINUTES)
-            .pollInterval(Duration.ofMillis(500))
-            .untilAsserted(
-                () -> {
-                  List<Map<String, Object>> states = Http.list(api + "/tables");
-                  assertThat(states).hasSize(tables.size());
-                  assertThat(states)
-                      .allSatisfy(
-                          t ->
-                              assertThat(t)
-                                  .as("%s", t)
-                                  .containsEntry("status", "idle")
-                                  .containsEntry("needsPlan", false));
-                  assertThat(process(api, process)).containsEntry("status", "succeeded");
-                });
-        assertThat(tasks(api, process))
-            .as("the killed attempt's task was redone")
-            .allSatisfy(t -> assertThat(deadAttempts).doesNotContain((String) t.get("attemptId")));
-        for (Map.Entry<String, GeneratedTable> entry : tables.entrySet()) {
-          String name = entry.getKey();
-          assertThat(Http.list(api + "/processes?table=lake.db." + name))
-              .as("processes of db.%s", name)
-              .isNotEmpty()
-              .allSatisfy(p -> assertThat(p).containsEntry("status", "succeeded"));
-          Table table = server.catalog.loadTable(TableIdentifier.of("db", name));
-          assertThat(RowSets.read(table))
-              .as("rows of db.%s", name)
-              .isEqualTo(RowSets.of(entry.getValue().writer().expected().values(), table.schema()));
-          for (String file : RowSets.liveFiles(table)) {
-            for (String attempt : deadAttempts) {
-              assertThat(file).as("no output of the killed attempt").doesNotContain(attempt);
-            }
-          }
-        }
+        scenario.awaitOptimized(process, Duration.ofMinutes(4));
         // The killed application may be forgotten by now (silent for 3 lease times).
         assertThat(Http.list(api + "/workers"))
             .as("the local[2] application registered as one spark worker with 2 slots")
@@ -276,7 +179,7 @@ class SparkWorkerIT {
       throws Exception {
     try (S3Lake lake = new S3Lake(dir)) {
       ServerProcess server = lake.server();
-      server.start(OPTIMIZING);
+      server.start(StoppedWorkerScenario.OPTIMIZING);
       SparkSession session =
           SparkSession.builder()
               .master("local[2]")
@@ -311,12 +214,7 @@ class SparkWorkerIT {
    */
   @Test
   void theApplicationJarCarriesTheSdkAndTheSparkRuntimeTheS3FileIo() throws Exception {
-    Path jar =
-        Path.of(
-            "target",
-            "firn-worker-spark-"
-                + System.getProperty("firn.version", "0.1.0-SNAPSHOT")
-                + "-app.jar");
+    Path jar = S3Lake.builtJar("firn-worker-spark", "app");
     assertThat(S3Lake.missing(jar, S3Lake.SDK_CLASSES)).as("missing in %s", jar).isEmpty();
     assertThat(S3Lake.missing(jar, List.of(S3Lake.S3_FILE_IO_CLASS)))
         .as("Iceberg is not in %s", jar)
@@ -353,7 +251,7 @@ class SparkWorkerIT {
     return builder.start();
   }
 
-  /** Output files of an attempt carry its id in their names. */
+  /** Fails with the application's log when it has exited. */
   private static void assertAlive(Process application, Path log) throws IOException {
     if (!application.isAlive()) {
       throw new IllegalStateException(
@@ -362,34 +260,5 @@ class SparkWorkerIT {
               + ": "
               + Files.readString(log));
     }
-  }
-
-  private static boolean writing(ServerProcess server, String attempt) throws IOException {
-    Path data = server.dir.resolve("warehouse/db/big/data");
-    if (!Files.isDirectory(data)) {
-      return false;
-    }
-    try (Stream<Path> files = Files.walk(data)) {
-      return files.anyMatch(f -> f.getFileName().toString().contains(attempt));
-    }
-  }
-
-  private static String bigProcess(String api) {
-    for (Map<String, Object> table : Http.list(api + "/tables")) {
-      if ("big".equals(table.get("table")) && table.get("lastProcessId") != null) {
-        return (String) table.get("lastProcessId");
-      }
-    }
-    return null;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> process(String api, String id) {
-    return (Map<String, Object>) Http.map(api + "/processes/" + id).get("process");
-  }
-
-  @SuppressWarnings("unchecked")
-  private static List<Map<String, Object>> tasks(String api, String id) {
-    return (List<Map<String, Object>>) Http.map(api + "/processes/" + id).get("tasks");
   }
 }
