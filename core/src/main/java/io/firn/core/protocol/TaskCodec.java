@@ -9,6 +9,7 @@ import io.firn.core.plan.RewriteTask;
 import io.firn.core.table.DataFileEntry;
 import io.firn.core.table.PartitionKey;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -24,7 +25,8 @@ public final class TaskCodec {
   private TaskCodec() {}
 
   /**
-   * Encodes a task; the attempt id and lease are set when it is leased.
+   * Encodes a task; the attempt id and lease are set when it is leased. To encode the tasks of one
+   * plan, {@link #forTable} writes the schema and specs once for all of them.
    *
    * @param table the table the task was planned on (its schema and specs)
    * @param catalog the catalog's configured name
@@ -40,50 +42,97 @@ public final class TaskCodec {
       long snapshotId,
       long sequenceNumber,
       long bloomThreshold) {
-    Map<Integer, PartitionSpec> specs = table.specs();
-    Map<Integer, PartitionSpec> carried = new TreeMap<>();
-    Map<String, Integer> deleteIndex = new LinkedHashMap<>();
-    List<WireFile> deletes = new ArrayList<>();
-    List<WireFile> rewrite = new ArrayList<>();
-    List<WireFile> convert = new ArrayList<>();
-    for (int pass = 0; pass < 2; pass++) {
-      List<DataFileEntry> entries = pass == 0 ? task.rewrite() : task.convert();
-      List<WireFile> out = pass == 0 ? rewrite : convert;
-      for (DataFileEntry entry : entries) {
-        List<Integer> indexes = new ArrayList<>();
-        for (DeleteFile delete : entry.deletes()) {
-          Integer index = deleteIndex.get(delete.location());
-          if (index == null) {
-            index = deletes.size();
-            deleteIndex.put(delete.location(), index);
-            deletes.add(FileCodec.encode(delete, spec(specs, carried, delete.specId())));
-          }
-          indexes.add(index);
-        }
-        out.add(
-            FileCodec.encode(entry.file(), spec(specs, carried, entry.file().specId()), indexes));
-      }
+    return forTable(table)
+        .encode(
+            task,
+            catalog,
+            identifier,
+            taskId,
+            processId,
+            snapshotId,
+            sequenceNumber,
+            bloomThreshold);
+  }
+
+  /**
+   * An encoder for the tasks of one table: every assignment it makes shares one copy of the
+   * schema's and each spec's JSON, so a server holding a plan's assignments holds them once.
+   */
+  public static Encoder forTable(Table table) {
+    Map<Integer, String> specJsons = new HashMap<>();
+    table
+        .specs()
+        .forEach((id, spec) -> specJsons.put(id, FileCodec.specJsons(List.of(spec)).get(0)));
+    return new Encoder(table.specs(), FileCodec.schemaJson(table.schema()), specJsons);
+  }
+
+  /** Encodes the tasks of one table; see {@link #forTable}. Immutable and thread-safe. */
+  public static final class Encoder {
+    private final Map<Integer, PartitionSpec> specs;
+    private final String schemaJson;
+    private final Map<Integer, String> specJsons;
+
+    private Encoder(
+        Map<Integer, PartitionSpec> specs, String schemaJson, Map<Integer, String> specJsons) {
+      this.specs = Map.copyOf(specs);
+      this.schemaJson = schemaJson;
+      this.specJsons = Map.copyOf(specJsons);
     }
-    return new TaskAssignment(
-        taskId,
-        "",
-        processId,
-        catalog,
-        identifier,
-        task.type().name().toLowerCase(Locale.ROOT),
-        snapshotId,
-        sequenceNumber,
-        task.partition().specId(),
-        task.partition().path(),
-        task.targetSize(),
-        task.minTargetSize(),
-        bloomThreshold,
-        FileCodec.schemaJson(table.schema()),
-        FileCodec.specJsons(carried.values()),
-        rewrite,
-        convert,
-        deletes,
-        0);
+
+    /** As {@link TaskCodec#encode}, for a task of this encoder's table. */
+    public TaskAssignment encode(
+        RewriteTask task,
+        String catalog,
+        String identifier,
+        String taskId,
+        String processId,
+        long snapshotId,
+        long sequenceNumber,
+        long bloomThreshold) {
+      Map<Integer, PartitionSpec> carried = new TreeMap<>();
+      Map<String, Integer> deleteIndex = new LinkedHashMap<>();
+      List<WireFile> deletes = new ArrayList<>();
+      List<WireFile> rewrite = new ArrayList<>();
+      List<WireFile> convert = new ArrayList<>();
+      for (int pass = 0; pass < 2; pass++) {
+        List<DataFileEntry> entries = pass == 0 ? task.rewrite() : task.convert();
+        List<WireFile> out = pass == 0 ? rewrite : convert;
+        for (DataFileEntry entry : entries) {
+          List<Integer> indexes = new ArrayList<>();
+          for (DeleteFile delete : entry.deletes()) {
+            Integer index = deleteIndex.get(delete.location());
+            if (index == null) {
+              index = deletes.size();
+              deleteIndex.put(delete.location(), index);
+              deletes.add(FileCodec.encode(delete, spec(specs, carried, delete.specId())));
+            }
+            indexes.add(index);
+          }
+          out.add(
+              FileCodec.encode(entry.file(), spec(specs, carried, entry.file().specId()), indexes));
+        }
+      }
+      return new TaskAssignment(
+          taskId,
+          "",
+          processId,
+          catalog,
+          identifier,
+          task.type().name().toLowerCase(Locale.ROOT),
+          snapshotId,
+          sequenceNumber,
+          task.partition().specId(),
+          task.partition().path(),
+          task.targetSize(),
+          task.minTargetSize(),
+          bloomThreshold,
+          schemaJson,
+          carried.keySet().stream().map(specJsons::get).toList(),
+          rewrite,
+          convert,
+          deletes,
+          0);
+    }
   }
 
   /**

@@ -119,12 +119,13 @@ final class ProcessPlanner {
     OptimizingPlan plan = process.plan;
     String identifier = table.namespace + "." + table.table;
     List<TaskState> tasks = new ArrayList<>();
+    // One copy of the schema's and the specs' JSON for all assignments of the process.
+    TaskCodec.Encoder encoder = TaskCodec.forTable(loaded);
     for (PartitionPlan partition : plan.duePartitions()) {
       for (RewriteTask task : partition.tasks()) {
         TaskAssignment assignment =
-            TaskCodec.encode(
+            encoder.encode(
                 task,
-                loaded,
                 table.catalog,
                 identifier,
                 process.id + "/" + task.id(),

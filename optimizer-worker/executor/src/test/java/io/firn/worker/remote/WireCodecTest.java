@@ -78,12 +78,13 @@ class WireCodecTest {
     assertThat(plan.tasks()).isNotEmpty();
     List<TaskResult> results = new ArrayList<>();
     Set<Integer> specIds = new TreeSet<>();
+    TaskCodec.Encoder encoder = TaskCodec.forTable(table);
+    Map<String, String> schemas = new java.util.HashMap<>();
     int deletesSeen = 0;
     for (RewriteTask task : plan.tasks()) {
       TaskAssignment sent =
-          TaskCodec.encode(
+          encoder.encode(
               task,
-              table,
               "test",
               "db.cdc",
               "p/" + task.id(),
@@ -91,6 +92,9 @@ class WireCodecTest {
               plan.snapshotId(),
               plan.sequenceNumber(),
               POLICY.equalityDeleteBloomThreshold());
+      assertThat(sent.schema())
+          .as("one copy of the schema for all assignments of a plan")
+          .isSameAs(schemas.computeIfAbsent("first", k -> sent.schema()));
       TaskAssignment received =
           JSON.readValue(JSON.writeValueAsString(sent.withLease("p-a1", 1)), TaskAssignment.class);
       RewriteTask decoded = TaskCodec.decode(received, task.id());
