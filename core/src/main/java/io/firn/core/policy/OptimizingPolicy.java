@@ -44,63 +44,58 @@ public record OptimizingPolicy(
     long maxTaskSize,
     long equalityDeleteBloomThreshold) {
 
-  public static final long DEFAULT_TARGET_SIZE = 128L * 1024 * 1024;
+  /** {@link PolicyKeys#TARGET_SIZE_DEFAULT}. */
+  public static final long DEFAULT_TARGET_SIZE = PolicyKeys.TARGET_SIZE_DEFAULT;
 
-  /** Amoro's defaults. */
+  /** Amoro's defaults ({@link PolicyKeys}' {@code *_DEFAULT}). */
   public static final OptimizingPolicy DEFAULTS =
       new OptimizingPolicy(
-          DEFAULT_TARGET_SIZE,
-          8,
-          0.75,
-          12,
-          Duration.ofHours(1),
-          0.1,
-          Duration.ofMillis(-1),
-          DEFAULT_TARGET_SIZE,
-          1_000_000L);
+          PolicyKeys.TARGET_SIZE_DEFAULT,
+          PolicyKeys.FRAGMENT_RATIO_DEFAULT,
+          PolicyKeys.MIN_TARGET_SIZE_RATIO_DEFAULT,
+          PolicyKeys.MINOR_TRIGGER_FILE_COUNT_DEFAULT,
+          PolicyKeys.MINOR_TRIGGER_INTERVAL_DEFAULT,
+          PolicyKeys.MAJOR_TRIGGER_DUPLICATE_RATIO_DEFAULT,
+          PolicyKeys.FULL_TRIGGER_INTERVAL_DEFAULT,
+          PolicyKeys.MAX_TASK_SIZE_DEFAULT,
+          PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD_DEFAULT);
 
   /** Keys accepted by {@link #withOverrides(Map)}, in the spelling of policy files. */
-  public static final Set<String> KEYS =
-      Set.of(
-          "target-size",
-          "fragment-ratio",
-          "min-target-size-ratio",
-          "minor.trigger.file-count",
-          "minor.trigger.interval",
-          "major.trigger.duplicate-ratio",
-          "full.trigger.interval",
-          "max-task-size",
-          "equality-delete.bloom-threshold");
+  public static final Set<String> KEYS = Set.copyOf(PolicyKeys.THRESHOLD_KEYS);
 
   public OptimizingPolicy {
-    require(targetSize > 0, "target-size", targetSize, "must be > 0 bytes");
-    require(fragmentRatio >= 1, "fragment-ratio", fragmentRatio, "must be >= 1");
+    require(targetSize > 0, PolicyKeys.TARGET_SIZE, targetSize, "must be > 0 bytes");
+    require(fragmentRatio >= 1, PolicyKeys.FRAGMENT_RATIO, fragmentRatio, "must be >= 1");
     require(
         minTargetSizeRatio > 0 && minTargetSizeRatio <= 1,
-        "min-target-size-ratio",
+        PolicyKeys.MIN_TARGET_SIZE_RATIO,
         minTargetSizeRatio,
         "must be in (0, 1]");
     require(
         1.0 / fragmentRatio <= minTargetSizeRatio,
-        "fragment-ratio",
+        PolicyKeys.FRAGMENT_RATIO,
         fragmentRatio,
         "must make the fragment size (target-size / fragment-ratio) at most min-target-size-ratio"
             + " × target-size");
-    require(minorTriggerFileCount >= 1, "minor.trigger.file-count", minorTriggerFileCount, ">= 1");
+    require(
+        minorTriggerFileCount >= 1,
+        PolicyKeys.MINOR_TRIGGER_FILE_COUNT,
+        minorTriggerFileCount,
+        ">= 1");
     require(
         !minorTriggerInterval.isNegative(),
-        "minor.trigger.interval",
+        PolicyKeys.MINOR_TRIGGER_INTERVAL,
         minorTriggerInterval,
         "must not be negative");
     require(
         duplicateRatio > 0 && duplicateRatio <= 1,
-        "major.trigger.duplicate-ratio",
+        PolicyKeys.MAJOR_TRIGGER_DUPLICATE_RATIO,
         duplicateRatio,
         "must be in (0, 1]");
-    require(maxTaskSize > 0, "max-task-size", maxTaskSize, "must be > 0 bytes");
+    require(maxTaskSize > 0, PolicyKeys.MAX_TASK_SIZE, maxTaskSize, "must be > 0 bytes");
     require(
         equalityDeleteBloomThreshold >= 0,
-        "equality-delete.bloom-threshold",
+        PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD,
         equalityDeleteBloomThreshold,
         "must be >= 0");
   }
@@ -143,18 +138,19 @@ public record OptimizingPolicy(
               + "; known keys are "
               + new TreeSet<>(KEYS));
     }
-    long target = size(overrides, "target-size", targetSize);
+    long target = size(overrides, PolicyKeys.TARGET_SIZE, targetSize);
     return new OptimizingPolicy(
         target,
-        (int) number(overrides, "fragment-ratio", fragmentRatio),
-        decimal(overrides, "min-target-size-ratio", minTargetSizeRatio),
-        (int) number(overrides, "minor.trigger.file-count", minorTriggerFileCount),
-        duration(overrides, "minor.trigger.interval", minorTriggerInterval),
-        decimal(overrides, "major.trigger.duplicate-ratio", duplicateRatio),
-        duration(overrides, "full.trigger.interval", fullTriggerInterval),
+        (int) number(overrides, PolicyKeys.FRAGMENT_RATIO, fragmentRatio),
+        decimal(overrides, PolicyKeys.MIN_TARGET_SIZE_RATIO, minTargetSizeRatio),
+        (int) number(overrides, PolicyKeys.MINOR_TRIGGER_FILE_COUNT, minorTriggerFileCount),
+        duration(overrides, PolicyKeys.MINOR_TRIGGER_INTERVAL, minorTriggerInterval),
+        decimal(overrides, PolicyKeys.MAJOR_TRIGGER_DUPLICATE_RATIO, duplicateRatio),
+        duration(overrides, PolicyKeys.FULL_TRIGGER_INTERVAL, fullTriggerInterval),
         // The task size follows the target size unless it was set on its own.
-        size(overrides, "max-task-size", maxTaskSize == targetSize ? target : maxTaskSize),
-        number(overrides, "equality-delete.bloom-threshold", equalityDeleteBloomThreshold));
+        size(overrides, PolicyKeys.MAX_TASK_SIZE, maxTaskSize == targetSize ? target : maxTaskSize),
+        number(
+            overrides, PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD, equalityDeleteBloomThreshold));
   }
 
   private static void require(boolean ok, String key, Object value, String rule) {

@@ -4,11 +4,30 @@
  */
 package io.firn.core.policy;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import static io.firn.core.policy.PolicyKeys.CAPACITY;
+import static io.firn.core.policy.PolicyKeys.CAPACITY_DEFAULT;
+import static io.firn.core.policy.PolicyKeys.DEFAULTS;
+import static io.firn.core.policy.PolicyKeys.ENABLED;
+import static io.firn.core.policy.PolicyKeys.GROUP;
+import static io.firn.core.policy.PolicyKeys.GROUPS;
+import static io.firn.core.policy.PolicyKeys.GROUP_DEFAULT;
+import static io.firn.core.policy.PolicyKeys.INTERVAL;
+import static io.firn.core.policy.PolicyKeys.MATCH;
+import static io.firn.core.policy.PolicyKeys.MAX_DELAY;
+import static io.firn.core.policy.PolicyKeys.MAX_DELAY_DEFAULT;
+import static io.firn.core.policy.PolicyKeys.NAME;
+import static io.firn.core.policy.PolicyKeys.ON_WINDOW_CLOSE;
+import static io.firn.core.policy.PolicyKeys.PRIORITY;
+import static io.firn.core.policy.PolicyKeys.PRIORITY_DEFAULT;
+import static io.firn.core.policy.PolicyKeys.RULES;
+import static io.firn.core.policy.PolicyKeys.THRESHOLDS;
+import static io.firn.core.policy.PolicyKeys.TIME_ZONE;
+import static io.firn.core.policy.PolicyKeys.VERSION;
+import static io.firn.core.policy.PolicyKeys.WINDOWS;
+
+import io.firn.core.config.ConfigDocument;
+import io.firn.core.config.ConfigException;
+import io.firn.core.config.ConfigNode;
 import io.firn.core.policy.PolicyFile.EffectivePolicy;
 import io.firn.core.policy.PolicyFile.Group;
 import io.firn.core.policy.PolicyFile.OnWindowClose;
@@ -46,29 +65,16 @@ import org.quartz.CronExpression;
  * {@code policies/x.yaml line 7: windows.nightly.time-zone = 'Mars/Olympus': not a time zone (e.g.
  * UTC, Europe/Berlin)}. Unknown keys are errors.
  *
- * <p>The parser reads YAML tokens itself instead of binding to classes so that every key keeps its
- * line. Stateless and thread-safe.
+ * <p>The parser reads through {@link ConfigDocument} (ADR 0037), which keeps every key's line.
+ * Stateless and thread-safe.
  */
 public final class PolicyParser {
-  private static final YAMLFactory YAML = new YAMLFactory();
 
-  static final List<String> ROOT_KEYS =
-      List.of("version", "windows", "groups", "defaults", "rules");
-  static final List<String> WINDOW_KEYS =
-      List.of("time-zone", "start", "end", "days", "cron", "duration");
-  static final List<String> GROUP_KEYS = List.of("capacity");
-  static final List<String> SETTINGS_KEYS =
-      List.of(
-          "group",
-          "thresholds",
-          "minor",
-          "major",
-          "full",
-          "expire-snapshots",
-          "orphan-files",
-          "on-window-close",
-          "max-delay");
-  private static final List<String> RULE_KEYS = concat(List.of("name", "match", "priority"));
+  static final List<String> ROOT_KEYS = PolicyKeys.ROOT_KEYS;
+  static final List<String> WINDOW_KEYS = PolicyKeys.WINDOW_KEYS;
+  static final List<String> GROUP_KEYS = PolicyKeys.GROUP_KEYS;
+  static final List<String> SETTINGS_KEYS = PolicyKeys.SETTINGS_KEYS;
+  private static final List<String> RULE_KEYS = PolicyKeys.RULE_KEYS;
   private static final Pattern TIME = Pattern.compile("([01]\\d|2[0-3]):[0-5]\\d");
   private static final Map<String, DayOfWeek> DAYS = days();
   private static final String[] CRON_FIELDS = {
@@ -83,7 +89,6 @@ public final class PolicyParser {
     Pattern.compile("[0-9A-Za-z,\\-*/?L#]+"),
     Pattern.compile("[0-9,\\-*/]+")
   };
-  private static final Duration OFF = Duration.ofMillis(-1);
 
   /** The start of {@link OptimizingPolicy}'s messages, which name the key. */
   private PolicyParser() {}
@@ -125,7 +130,7 @@ public final class PolicyParser {
       for (Path f : files) {
         sources.add(new Source(f.toString(), read(f)));
       }
-      return new Reader().files(path.toString(), sources);
+      return read(path.toString(), sources);
     }
     return parse(path.toString(), read(path));
   }
@@ -137,7 +142,15 @@ public final class PolicyParser {
    * @throws InvalidPolicyException when the text is not a valid policy
    */
   public static PolicyFile parse(String name, String yaml) {
-    return new Reader().files(name, List.of(new Source(name, yaml)));
+    return read(name, List.of(new Source(name, yaml)));
+  }
+
+  private static PolicyFile read(String name, List<Source> sources) {
+    try {
+      return new Reader().files(name, sources);
+    } catch (ConfigException e) {
+      throw new InvalidPolicyException(e.getMessage(), e);
+    }
   }
 
   private static String read(Path file) {
@@ -157,26 +170,11 @@ public final class PolicyParser {
     }
   }
 
-  // ---- a YAML tree that keeps lines ----
-
-  private sealed interface Node permits MapNode, ListNode, Scalar {
-    int line();
-  }
-
-  private record Field(String key, int line, Node value) {}
-
-  private record MapNode(int line, Map<String, Field> fields) implements Node {}
-
-  private record ListNode(int line, List<Node> items) implements Node {}
-
-  /** A scalar; {@code text} is null for YAML's null ({@code ~}, an empty value). */
-  private record Scalar(int line, JsonToken token, @Nullable String text) implements Node {}
-
   /** A rule's or the defaults' own keys; null members are inherited. */
   private record Settings(
       @Nullable Group group,
-      Map<String, Field> thresholds,
-      @Nullable Field thresholdsBlock,
+      Map<String, ConfigNode> thresholds,
+      @Nullable ConfigNode thresholdsBlock,
       Map<WorkKind, Work> work,
       @Nullable OnWindowClose onWindowClose,
       @Nullable Duration maxDelay) {}
@@ -189,34 +187,37 @@ public final class PolicyParser {
     private final Map<String, Window> windows = new LinkedHashMap<>();
     private final Map<String, Group> groups = new LinkedHashMap<>();
 
-    /** The file being read; messages name it. */
+    /** The file being read; messages that no single key carries name it. */
     private String file = "";
 
     PolicyFile files(String name, List<Source> sources) {
-      List<MapNode> roots = new ArrayList<>();
+      List<Map<String, ConfigNode>> roots = new ArrayList<>();
       for (Source source : sources) {
         file = source.name();
-        Node root = tree(source.text());
-        MapNode map = map(root, "(document)", "policy keys (version, windows, ...)");
-        keys(map, "", ROOT_KEYS);
-        Field version = map.fields().get("version");
-        if (version == null) {
-          throw error(1, "version", null, "missing; policy files start with 'version: 1'");
+        ConfigNode root = ConfigDocument.parse(source.name(), source.text());
+        if (root.isNull()) {
+          throw error(1, "version", null, "file is empty; policy files start with 'version: 1'");
         }
-        if (!(version.value() instanceof Scalar s) || !"1".equals(s.text())) {
-          throw error(version, "version", "must be 1 (the only schema version)");
+        root.entries("policy keys (version, windows, ...)");
+        root.keys(ROOT_KEYS);
+        ConfigNode version =
+            root.get(VERSION)
+                .orElseThrow(
+                    () ->
+                        error(1, "version", null, "missing; policy files start with 'version: 1'"));
+        if (!"1".equals(version.shown())) {
+          throw version.error("must be 1 (the only schema version)");
         }
-        roots.add(map);
+        roots.add(root.entries("policy keys"));
       }
       Map<String, Origin> windowOrigins = new LinkedHashMap<>();
       for (int i = 0; i < sources.size(); i++) {
         file = sources.get(i).name();
-        Field windowsField = roots.get(i).fields().get("windows");
+        ConfigNode windowsField = roots.get(i).get(WINDOWS);
         if (windowsField != null) {
-          for (Field f :
-              map(windowsField.value(), "windows", "windows by name").fields().values()) {
-            unique(windowOrigins, f, "windows." + f.key(), "window");
-            windows.put(f.key(), window(f, "windows." + f.key()));
+          for (ConfigNode f : windowsField.entries("windows by name").values()) {
+            unique(windowOrigins, f, "window");
+            windows.put(f.key(), window(f));
           }
         }
       }
@@ -224,31 +225,28 @@ public final class PolicyParser {
       Origin groupsOrigin = null;
       for (int i = 0; i < sources.size(); i++) {
         file = sources.get(i).name();
-        Field g = roots.get(i).fields().get("groups");
+        ConfigNode g = roots.get(i).get(GROUPS);
         if (g != null) {
           if (groupsOrigin == null) {
             groupsOrigin = new Origin(file, g.line());
           }
-          for (Field f : map(g.value(), "groups", "groups by name").fields().values()) {
-            unique(groupOrigins, f, "groups." + f.key(), "group");
-            groups.put(f.key(), group(f, "groups." + f.key()));
+          for (ConfigNode f : g.entries("groups by name").values()) {
+            unique(groupOrigins, f, "group");
+            groups.put(f.key(), group(f));
           }
         }
       }
       if (groupsOrigin == null) {
-        groups.put("default", new Group("default", 1));
+        groups.put(GROUP_DEFAULT, new Group(GROUP_DEFAULT, CAPACITY_DEFAULT));
       }
-      Field defaultsField = null;
+      ConfigNode defaultsField = null;
       Origin defaultsOrigin = null;
       for (int i = 0; i < sources.size(); i++) {
         file = sources.get(i).name();
-        Field d = roots.get(i).fields().get("defaults");
+        ConfigNode d = roots.get(i).get(DEFAULTS);
         if (d != null) {
           if (defaultsOrigin != null) {
-            throw error(
-                d.line(),
-                "defaults",
-                null,
+            throw d.problem(
                 "a policy has one defaults section (first in "
                     + defaultsOrigin.describe(file)
                     + ")");
@@ -265,11 +263,11 @@ public final class PolicyParser {
       Settings defaultSettings =
           defaultsField == null
               ? new Settings(null, Map.of(), null, Map.of(), null, null)
-              : settings(map(defaultsField.value(), "defaults", "settings"), "defaults", true);
+              : settings(defaultsField.entries("settings"), defaultsField, true);
       // Without groups the implicit default exists, so settingsOrigin is set whenever this fails.
       if (settingsOrigin != null
           && defaultSettings.group() == null
-          && !groups.containsKey("default")) {
+          && !groups.containsKey(GROUP_DEFAULT)) {
         throw error(
             settingsOrigin.line(),
             "defaults.group",
@@ -283,12 +281,10 @@ public final class PolicyParser {
       Map<String, Origin> ruleOrigins = new LinkedHashMap<>();
       for (int s = 0; s < sources.size(); s++) {
         file = sources.get(s).name();
-        Field rulesField = roots.get(s).fields().get("rules");
+        ConfigNode rulesField = roots.get(s).get(RULES);
         if (rulesField != null) {
-          List<Node> items = list(rulesField.value(), "rules", "rules");
-          for (int i = 0; i < items.size(); i++) {
-            rules.add(
-                rule(items.get(i), "rules[" + i + "]", defaults, defaultSettings, ruleOrigins));
+          for (ConfigNode item : rulesField.items("rules")) {
+            rules.add(rule(item, defaults, defaultSettings, ruleOrigins));
           }
         }
       }
@@ -296,13 +292,10 @@ public final class PolicyParser {
     }
 
     /** Rejects a name defined in an earlier file (within one file, YAML keys are unique). */
-    void unique(Map<String, Origin> origins, Field f, String key, String what) {
+    void unique(Map<String, Origin> origins, ConfigNode f, String what) {
       Origin previous = origins.putIfAbsent(f.key(), new Origin(file, f.line()));
       if (previous != null) {
-        throw error(
-            f.line(),
-            key,
-            null,
+        throw f.problem(
             "duplicate "
                 + what
                 + " name (first defined at "
@@ -313,240 +306,217 @@ public final class PolicyParser {
 
     // ---- sections ----
 
-    Window window(Field field, String path) {
-      MapNode m =
-          map(field.value(), path, "window keys (time-zone, start, end, days, cron, duration)");
-      keys(m, path, WINDOW_KEYS);
-      Map<String, Field> f = m.fields();
-      Field zoneField = f.get("time-zone");
+    Window window(ConfigNode field) {
+      String path = field.path();
+      Map<String, ConfigNode> f =
+          field
+              .keys(WINDOW_KEYS)
+              .entries("window keys (time-zone, start, end, days, cron, duration)");
+      ConfigNode zoneField = f.get(TIME_ZONE);
       if (zoneField == null) {
-        throw error(field.line(), path, null, "missing time-zone (e.g. UTC, Europe/Berlin)");
+        throw field.problem("missing time-zone (e.g. UTC, Europe/Berlin)");
       }
       ZoneId zone;
-      String zoneText = text(zoneField, path + ".time-zone");
+      String zoneText = zoneField.text();
       try {
         zone = ZoneId.of(zoneText);
       } catch (DateTimeException e) {
-        throw error(zoneField, path + ".time-zone", "not a time zone (e.g. UTC, Europe/Berlin)");
+        throw zoneField.error("not a time zone (e.g. UTC, Europe/Berlin)");
       }
-      Field start = f.get("start");
-      Field end = f.get("end");
-      Field cron = f.get("cron");
-      Field duration = f.get("duration");
-      Field days = f.get("days");
+      ConfigNode start = f.get("start");
+      ConfigNode end = f.get("end");
+      ConfigNode cron = f.get("cron");
+      ConfigNode duration = f.get("duration");
+      ConfigNode days = f.get("days");
       boolean range = start != null || end != null;
       boolean quartz = cron != null || duration != null;
       String either = "a window has either start + end or cron + duration";
       if (range && cron != null) {
-        throw error(cron.line(), path + ".cron", null, either + ", not both");
+        throw cron.problem(either + ", not both");
       }
       if (range && duration != null) {
-        throw error(duration.line(), path + ".duration", null, either + ", not both");
+        throw duration.problem(either + ", not both");
       }
       if (start != null && end == null) {
-        throw error(start.line(), path + ".start", null, "needs end; " + either);
+        throw start.problem("needs end; " + either);
       }
       if (start == null && end != null) {
-        throw error(end.line(), path + ".end", null, "needs start; " + either);
+        throw end.problem("needs start; " + either);
       }
       if (start != null && end != null) {
-        LocalTime from = time(start, path + ".start");
-        LocalTime to = time(end, path + ".end");
+        LocalTime from = time(start);
+        LocalTime to = time(end);
         if (from.equals(to)) {
-          throw error(end, path + ".end", "must differ from start (a window of no time)");
+          throw end.error("must differ from start (a window of no time)");
         }
-        Set<DayOfWeek> on = days == null ? EnumSet.allOf(DayOfWeek.class) : days(days, path);
+        Set<DayOfWeek> on = days == null ? EnumSet.allOf(DayOfWeek.class) : days(days);
         return new Window(field.key(), zone, from, to, on, null, null);
       }
       if (quartz && days != null) {
-        throw error(
-            days.line(),
-            path + ".days",
-            null,
-            "only with start + end; a cron window names its days");
+        throw days.problem("only with start + end; a cron window names its days");
       }
       if (cron != null && duration == null) {
-        throw error(cron.line(), path + ".cron", null, "needs duration; " + either);
+        throw cron.problem("needs duration; " + either);
       }
       if (cron == null && duration != null) {
-        throw error(duration.line(), path + ".duration", null, "needs cron; " + either);
+        throw duration.problem("needs cron; " + either);
       }
       if (cron == null || duration == null) {
         throw error(field.line(), path, null, "needs start + end or cron + duration");
       }
-      String expression = cron(cron, path + ".cron");
-      Duration open = duration(duration, path + ".duration");
+      String expression = cron(cron);
+      Duration open = duration.duration();
       if (open.isNegative() || open.isZero()) {
-        throw error(duration, path + ".duration", "must be > 0");
+        throw duration.error("must be > 0");
       }
       return new Window(field.key(), zone, null, null, Set.of(), expression, open);
     }
 
-    Group group(Field field, String path) {
-      MapNode m = map(field.value(), path, "group keys (capacity)");
-      keys(m, path, GROUP_KEYS);
-      Field capacity = m.fields().get("capacity");
+    Group group(ConfigNode field) {
+      Map<String, ConfigNode> m = field.keys(GROUP_KEYS).entries("group keys (capacity)");
+      ConfigNode capacity = m.get(CAPACITY);
       if (capacity == null) {
-        throw error(field.line(), path, null, "missing capacity (concurrent tasks, >= 1)");
+        throw field.problem("missing capacity (concurrent tasks, >= 1)");
       }
-      long n = integer(capacity, path + ".capacity");
+      long n = capacity.integer();
       if (n < 1 || n > Integer.MAX_VALUE) {
-        throw error(capacity, path + ".capacity", "must be >= 1 (concurrent tasks)");
+        throw capacity.error("must be >= 1 (concurrent tasks)");
       }
       return new Group(field.key(), (int) n);
     }
 
     Rule rule(
-        Node node,
-        String path,
+        ConfigNode node,
         EffectivePolicy defaults,
         Settings defaultSettings,
         Map<String, Origin> ruleOrigins) {
-      MapNode m = map(node, path, "rule keys (name, match, priority, ...)");
-      keys(m, path, RULE_KEYS);
-      Field nameField = m.fields().get("name");
+      Map<String, ConfigNode> m = node.entries("rule keys (name, match, priority, ...)");
+      node.keys(RULE_KEYS);
+      ConfigNode nameField = m.get(NAME);
       if (nameField == null) {
-        throw error(m.line(), path, null, "missing name");
+        throw node.problem("missing name");
       }
-      String name = text(nameField, path + ".name");
+      String name = nameField.text();
       if (name.isBlank()) {
-        throw error(nameField, path + ".name", "must not be empty");
+        throw nameField.error("must not be empty");
       }
       Origin previous = ruleOrigins.putIfAbsent(name, new Origin(file, nameField.line()));
       if (previous != null) {
-        throw error(
-            nameField,
-            path + ".name",
+        throw nameField.error(
             "duplicate rule name (first used at " + previous.describe(file) + ")");
       }
-      Field matchField = m.fields().get("match");
+      ConfigNode matchField = m.get(MATCH);
       if (matchField == null) {
-        throw error(m.line(), path, null, "missing match (a glob on catalog.namespace.table)");
+        throw node.problem("missing match (a glob on catalog.namespace.table)");
       }
-      String match = text(matchField, path + ".match");
+      String match = matchField.text();
       if (match.isBlank()) {
-        throw error(
-            matchField, path + ".match", "must not be empty (a glob on catalog.namespace.table)");
+        throw matchField.error("must not be empty (a glob on catalog.namespace.table)");
       }
-      int priority = 0;
-      Field priorityField = m.fields().get("priority");
+      int priority = PRIORITY_DEFAULT;
+      ConfigNode priorityField = m.get(PRIORITY);
       if (priorityField != null) {
-        long p = integer(priorityField, path + ".priority");
+        long p = priorityField.integer();
         if (p < 0 || p > Integer.MAX_VALUE) {
-          throw error(priorityField, path + ".priority", "must be >= 0");
+          throw priorityField.error("must be >= 0");
         }
         priority = (int) p;
       }
-      Settings own = settings(m, path, false);
+      Settings own = settings(m, node, false);
       return new Rule(
-          name, match, priority, apply(defaults, own, name, priority, defaultSettings, path));
+          name,
+          match,
+          priority,
+          apply(defaults, own, name, priority, defaultSettings, node.path()));
     }
 
     /**
      * Reads the settings keys of a map; {@code onlySettings} rejects other keys (a rule's map also
      * holds name, match and priority, checked by the caller).
      */
-    Settings settings(MapNode m, String path, boolean onlySettings) {
+    Settings settings(Map<String, ConfigNode> f, ConfigNode node, boolean onlySettings) {
       if (onlySettings) {
-        keys(m, path, SETTINGS_KEYS);
+        node.keys(SETTINGS_KEYS);
       }
-      Map<String, Field> f = m.fields();
       Group group = null;
-      Field groupField = f.get("group");
+      ConfigNode groupField = f.get(GROUP);
       if (groupField != null) {
-        group = groups.get(text(groupField, path + ".group"));
+        group = groups.get(groupField.text());
         if (group == null) {
-          throw error(
-              groupField, path + ".group", "no such group; defined groups are " + groups.keySet());
+          throw groupField.error("no such group; defined groups are " + groups.keySet());
         }
       }
-      Map<String, Field> thresholds = new LinkedHashMap<>();
-      Field block = f.get("thresholds");
+      Map<String, ConfigNode> thresholds = new LinkedHashMap<>();
+      ConfigNode block = f.get(THRESHOLDS);
       if (block != null) {
-        MapNode t = map(block.value(), path + ".thresholds", "threshold keys");
-        for (Field k : t.fields().values()) {
-          String key = path + ".thresholds." + k.key();
+        for (ConfigNode k : block.entries("threshold keys").values()) {
           if (!OptimizingPolicy.KEYS.contains(k.key())) {
-            throw error(
-                k.line(),
-                key,
-                null,
+            throw k.problem(
                 "unknown threshold key; known keys are " + new TreeSet<>(OptimizingPolicy.KEYS));
           }
-          text(k, key);
+          k.text();
           thresholds.put(k.key(), k);
         }
       }
       Map<WorkKind, Work> work = new EnumMap<>(WorkKind.class);
       for (WorkKind kind : WorkKind.values()) {
-        Field w = f.get(kind.key());
+        ConfigNode w = f.get(kind.key());
         if (w != null) {
-          work.put(kind, work(kind, w, path + "." + kind.key()));
+          work.put(kind, work(kind, w));
         }
       }
       OnWindowClose close = null;
-      Field closeField = f.get("on-window-close");
+      ConfigNode closeField = f.get(ON_WINDOW_CLOSE);
       if (closeField != null) {
-        String value = text(closeField, path + ".on-window-close");
+        String value = closeField.text();
         close =
             switch (value) {
               case "finish" -> OnWindowClose.FINISH;
               case "cancel" -> OnWindowClose.CANCEL;
               default ->
-                  throw error(
-                      closeField,
-                      path + ".on-window-close",
+                  throw closeField.error(
                       "must be finish (let running tasks commit) or cancel (discard their output)");
             };
       }
       Duration maxDelay = null;
-      Field delay = f.get("max-delay");
+      ConfigNode delay = f.get(MAX_DELAY);
       if (delay != null) {
-        maxDelay = duration(delay, path + ".max-delay");
-        if (maxDelay.isNegative() && !maxDelay.equals(OFF)) {
-          throw error(delay, path + ".max-delay", "must not be negative (use off for never)");
+        maxDelay = delay.duration();
+        if (maxDelay.isNegative() && !maxDelay.equals(MAX_DELAY_DEFAULT)) {
+          throw delay.error("must not be negative (use off for never)");
         }
       }
       return new Settings(group, thresholds, block, work, close, maxDelay);
     }
 
-    Work work(WorkKind kind, Field field, String path) {
+    Work work(WorkKind kind, ConfigNode field) {
       List<String> allowed =
-          kind.periodic()
-              ? List.of("enabled", "windows", "interval")
-              : List.of("enabled", "windows");
-      MapNode m = map(field.value(), path, "keys " + allowed);
-      keys(m, path, allowed);
+          kind.periodic() ? List.of(ENABLED, WINDOWS, INTERVAL) : List.of(ENABLED, WINDOWS);
+      Map<String, ConfigNode> m = field.entries("keys " + allowed);
+      field.keys(allowed);
       Boolean enabled = null;
-      Field e = m.fields().get("enabled");
+      ConfigNode e = m.get(ENABLED);
       if (e != null) {
-        if (!(e.value() instanceof Scalar s)
-            || (s.token() != JsonToken.VALUE_TRUE && s.token() != JsonToken.VALUE_FALSE)) {
-          throw error(e, path + ".enabled", "must be true or false");
-        }
-        enabled = s.token() == JsonToken.VALUE_TRUE;
+        enabled = e.bool();
       }
       List<Window> on = null;
-      Field w = m.fields().get("windows");
+      ConfigNode w = m.get(WINDOWS);
       if (w != null) {
         on = new ArrayList<>();
-        List<Node> items = list(w.value(), path + ".windows", "window names ([] = any time)");
-        for (int i = 0; i < items.size(); i++) {
-          String key = path + ".windows[" + i + "]";
-          Field item = new Field(key, items.get(i).line(), items.get(i));
-          Window window = windows.get(text(item, key));
+        for (ConfigNode item : w.items("window names ([] = any time)")) {
+          Window window = windows.get(item.text());
           if (window == null) {
-            throw error(item, key, "no such window; defined windows are " + windows.keySet());
+            throw item.error("no such window; defined windows are " + windows.keySet());
           }
           on.add(window);
         }
       }
       Duration interval = null;
-      Field i = m.fields().get("interval");
+      ConfigNode i = m.get(INTERVAL);
       if (i != null) {
-        interval = duration(i, path + ".interval");
+        interval = i.duration();
         if (interval.isNegative() || interval.isZero()) {
-          throw error(i, path + ".interval", "must be > 0 (to stop the work, set enabled: false)");
+          throw i.error("must be > 0 (to stop the work, set enabled: false)");
         }
       }
       return new Work(enabled, on, interval);
@@ -561,13 +531,13 @@ public final class PolicyParser {
         @Nullable Settings inherited,
         String path) {
       Group group = own.group() == null ? base.group() : own.group();
-      Map<String, Field> merged = new LinkedHashMap<>();
+      Map<String, ConfigNode> merged = new LinkedHashMap<>();
       if (inherited != null) {
         merged.putAll(inherited.thresholds());
       }
       merged.putAll(own.thresholds());
       Map<String, String> values = new LinkedHashMap<>();
-      merged.forEach((k, f) -> values.put(k, ((Scalar) f.value()).text()));
+      merged.forEach((k, f) -> values.put(k, f.text()));
       Map<WorkKind, WorkPolicy> work = new EnumMap<>(WorkKind.class);
       Duration fullInterval = null;
       for (WorkKind kind : WorkKind.values()) {
@@ -619,17 +589,15 @@ public final class PolicyParser {
         InvalidPolicyException e, Settings own, @Nullable Settings inherited, String path) {
       if (e instanceof InvalidPolicyValueException invalid) {
         String key = invalid.key();
-        Field field = own.thresholds().get(key);
-        String where = path;
+        ConfigNode field = own.thresholds().get(key);
         if (field == null && inherited != null) {
           field = inherited.thresholds().get(key);
-          where = "defaults";
         }
         if (field != null) {
-          return error(field, where + ".thresholds." + key, invalid.problem());
+          return new InvalidPolicyException(field.error(invalid.problem()).getMessage(), e);
         }
       }
-      Field block = own.thresholdsBlock();
+      ConfigNode block = own.thresholdsBlock();
       return new InvalidPolicyException(
           file
               + " line "
@@ -650,57 +618,51 @@ public final class PolicyParser {
       return new EffectivePolicy(
           null,
           0,
-          new Group("default", 1),
+          new Group(GROUP_DEFAULT, CAPACITY_DEFAULT),
           OptimizingPolicy.DEFAULTS,
           work,
           OnWindowClose.FINISH,
-          OFF);
+          MAX_DELAY_DEFAULT);
     }
 
     // ---- values ----
 
-    LocalTime time(Field f, String key) {
-      String value = text(f, key);
+    LocalTime time(ConfigNode f) {
+      String value = f.text();
       if (!TIME.matcher(value).matches()) {
-        throw error(f, key, "must be a time of day HH:mm (e.g. 01:00, 23:30)");
+        throw f.error("must be a time of day HH:mm (e.g. 01:00, 23:30)");
       }
       return LocalTime.parse(value);
     }
 
-    Set<DayOfWeek> days(Field f, String path) {
-      List<Node> items = list(f.value(), path + ".days", "days (MON..SUN)");
+    Set<DayOfWeek> days(ConfigNode f) {
+      List<ConfigNode> items = f.items("days (MON..SUN)");
       if (items.isEmpty()) {
-        throw error(f.line(), path + ".days", null, "must name at least one day (MON..SUN)");
+        throw f.problem("must name at least one day (MON..SUN)");
       }
       Set<DayOfWeek> result = EnumSet.noneOf(DayOfWeek.class);
-      for (int i = 0; i < items.size(); i++) {
-        String key = path + ".days[" + i + "]";
-        Field item = new Field(key, items.get(i).line(), items.get(i));
-        DayOfWeek day = DAYS.get(text(item, key));
+      for (ConfigNode item : items) {
+        DayOfWeek day = DAYS.get(item.text());
         if (day == null) {
-          throw error(item, key, "must be one of MON, TUE, WED, THU, FRI, SAT, SUN");
+          throw item.error("must be one of MON, TUE, WED, THU, FRI, SAT, SUN");
         }
         result.add(day);
       }
       return result;
     }
 
-    String cron(Field f, String key) {
-      String value = text(f, key).trim();
+    String cron(ConfigNode f) {
+      String value = f.text().trim();
       String[] fields = value.split("\\s+", -1);
       if (fields.length != 6 && fields.length != 7) {
-        throw error(
-            f,
-            key,
+        throw f.error(
             "a Quartz cron expression has 6 or 7 fields (second minute hour day-of-month month"
                 + " day-of-week [year]), found "
                 + fields.length);
       }
       for (int i = 0; i < fields.length; i++) {
         if (!CRON_CHARACTERS[i].matcher(fields[i]).matches()) {
-          throw error(
-              f,
-              key,
+          throw f.error(
               CRON_FIELDS[i]
                   + " field '"
                   + fields[i]
@@ -708,184 +670,20 @@ public final class PolicyParser {
         }
       }
       if (fields[3].equals("?") == fields[5].equals("?")) {
-        throw error(
-            f,
-            key,
+        throw f.error(
             "Quartz needs '?' in exactly one of day-of-month and day-of-week (e.g. 0 0 22 * * ?)");
       }
       try {
         CronExpression.validateExpression(value);
       } catch (ParseException e) {
-        throw error(f, key, "not a valid Quartz cron expression: " + e.getMessage());
+        throw f.error("not a valid Quartz cron expression: " + e.getMessage());
       }
       return value;
     }
 
-    Duration duration(Field f, String key) {
-      String value = text(f, key);
-      try {
-        return Durations.parse(value);
-      } catch (IllegalArgumentException e) {
-        throw error(f, key, String.valueOf(e.getMessage()));
-      }
+    ConfigException error(int line, String key, @Nullable String value, String rule) {
+      return new ConfigException(file, line, key, value, rule, null);
     }
-
-    long integer(Field f, String key) {
-      if (f.value() instanceof Scalar s && s.token() == JsonToken.VALUE_NUMBER_INT) {
-        try {
-          return Long.parseLong(s.text());
-        } catch (NumberFormatException e) {
-          throw error(f, key, "must be a whole number");
-        }
-      }
-      throw error(f, key, "must be a whole number");
-    }
-
-    String text(Field f, String key) {
-      if (f.value() instanceof Scalar s && s.text() != null) {
-        return s.text();
-      }
-      throw error(f, key, "must be a single value, not " + describe(f.value()));
-    }
-
-    MapNode map(Node node, String key, String what) {
-      if (node instanceof MapNode m) {
-        return m;
-      }
-      throw error(
-          node.line(), key, shown(node), "must be a map of " + what + ", not " + describe(node));
-    }
-
-    List<Node> list(Node node, String key, String what) {
-      if (node instanceof ListNode l) {
-        return l.items();
-      }
-      throw error(
-          node.line(), key, shown(node), "must be a list of " + what + ", not " + describe(node));
-    }
-
-    void keys(MapNode m, String path, List<String> allowed) {
-      for (Field f : m.fields().values()) {
-        if (!allowed.contains(f.key())) {
-          throw error(
-              f.line(),
-              path.isEmpty() ? f.key() : path + "." + f.key(),
-              null,
-              "unknown key; known keys here are " + allowed);
-        }
-      }
-    }
-
-    static String describe(Node node) {
-      if (node instanceof MapNode) {
-        return "a map";
-      }
-      if (node instanceof ListNode) {
-        return "a list";
-      }
-      return ((Scalar) node).text() == null ? "empty" : "a single value";
-    }
-
-    static @Nullable String shown(Node node) {
-      return node instanceof Scalar s ? s.text() : null;
-    }
-
-    InvalidPolicyException error(Field f, String key, String rule) {
-      return error(f.line(), key, shown(f.value()), rule);
-    }
-
-    InvalidPolicyException error(int line, String key, @Nullable String value, String rule) {
-      return new InvalidPolicyException(
-          file
-              + " line "
-              + line
-              + ": "
-              + key
-              + (value == null ? "" : " = '" + value + "'")
-              + ": "
-              + rule);
-    }
-
-    // ---- YAML ----
-
-    Node tree(String yaml) {
-      try (JsonParser p = YAML.createParser(yaml)) {
-        if (p.nextToken() == null) {
-          throw error(1, "version", null, "file is empty; policy files start with 'version: 1'");
-        }
-        Node root = node(p, "");
-        if (p.nextToken() != null) {
-          throw error(line(p), "(document)", null, "only one YAML document per policy file");
-        }
-        return root;
-      } catch (JsonProcessingException e) {
-        JsonLocation at = e.getLocation();
-        String reason = reason(e.getOriginalMessage());
-        throw new InvalidPolicyException(
-            file + " line " + (at == null ? 1 : at.getLineNr()) + ": YAML syntax error: " + reason,
-            e);
-      } catch (IOException e) {
-        throw new InvalidPolicyException(file + ": cannot read: " + e.getMessage(), e);
-      }
-    }
-
-    /**
-     * SnakeYAML's messages span lines: a context ("while parsing a flow mapping"), the problem, and
-     * indented snippets. Keeps the problem and its context on one line.
-     */
-    static String reason(String message) {
-      List<String> parts =
-          message
-              .lines()
-              .filter(l -> !l.isBlank() && !Character.isWhitespace(l.charAt(0)))
-              .toList();
-      if (parts.isEmpty()) {
-        return message.strip();
-      }
-      String problem = parts.get(parts.size() - 1).strip();
-      return parts.size() == 1 ? problem : problem + " (" + parts.get(0).strip() + ")";
-    }
-
-    Node node(JsonParser p, String path) throws IOException {
-      int line = line(p);
-      JsonToken token = p.currentToken();
-      if (token == JsonToken.START_OBJECT) {
-        Map<String, Field> fields = new LinkedHashMap<>();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-          String key = p.currentName();
-          int keyLine = line(p);
-          String keyPath = path.isEmpty() ? key : path + "." + key;
-          if (fields.containsKey(key)) {
-            throw error(
-                keyLine,
-                keyPath,
-                null,
-                "duplicate key (first at line " + fields.get(key).line() + ")");
-          }
-          p.nextToken();
-          fields.put(key, new Field(key, keyLine, node(p, keyPath)));
-        }
-        return new MapNode(line, fields);
-      }
-      if (token == JsonToken.START_ARRAY) {
-        List<Node> items = new ArrayList<>();
-        while (p.nextToken() != JsonToken.END_ARRAY) {
-          items.add(node(p, path + "[" + items.size() + "]"));
-        }
-        return new ListNode(line, items);
-      }
-      return new Scalar(line, token, token == JsonToken.VALUE_NULL ? null : p.getText());
-    }
-
-    static int line(JsonParser p) {
-      return p.currentTokenLocation().getLineNr();
-    }
-  }
-
-  private static List<String> concat(List<String> first) {
-    List<String> all = new ArrayList<>(first);
-    all.addAll(SETTINGS_KEYS);
-    return List.copyOf(all);
   }
 
   private static Map<String, DayOfWeek> days() {

@@ -19,7 +19,7 @@ public final class Sizes {
    * Parses a size. Unit prefixes are binary (KiB, KB and K all mean 1024 bytes), as in Iceberg's
    * and Amoro's table properties.
    *
-   * @throws IllegalArgumentException when the text is not a size
+   * @throws IllegalArgumentException when the text is not a size, or one of 8 EiB or more
    */
   public static long parse(String text) {
     Matcher m = SIZE.matcher(text.trim());
@@ -36,7 +36,12 @@ public final class Sizes {
           case "t" -> 40;
           default -> 0;
         };
-    return (long) (number * (1L << shift));
+    double bytes = number * (1L << shift);
+    if (bytes >= 0x1p63) {
+      throw new IllegalArgumentException(
+          "too large: a size is at most " + Long.MAX_VALUE + " bytes (8 EiB)");
+    }
+    return (long) bytes;
   }
 
   /** Formats bytes for people: {@code 1.5 MiB}. */

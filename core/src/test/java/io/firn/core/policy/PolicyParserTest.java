@@ -367,6 +367,22 @@ class PolicyParserTest {
             BASE + "defaults:\n  max-delay: 1h\n  max-delay: 2h\n",
             "policies/bad.yaml line 8: defaults.max-delay: duplicate key (first at line 7)"),
         Arguments.of(
+            "duration too long for java.time (was a raw ArithmeticException)",
+            BASE + "defaults:\n  max-delay: 200000000000000d\n",
+            "policies/bad.yaml line 7: defaults.max-delay = '200000000000000d': too long: a"
+                + " duration is at most about 292 billion years (e.g. 30s, 15m, 1h, 2d, or 'off')"),
+        Arguments.of(
+            "threshold duration too long",
+            BASE + "defaults:\n  thresholds: {minor.trigger.interval: 99999999999999999999s}\n",
+            "policies/bad.yaml line 7: defaults.thresholds.minor.trigger.interval ="
+                + " '99999999999999999999s': too long: a duration is at most about 292 billion years"
+                + " (e.g. 30s, 15m, 1h, 2d, or 'off')"),
+        Arguments.of(
+            "size too large",
+            BASE + "defaults:\n  thresholds: {target-size: 99999999TiB}\n",
+            "policies/bad.yaml line 7: defaults.thresholds.target-size = '99999999TiB': too large:"
+                + " a size is at most 9223372036854775807 bytes (8 EiB)"),
+        Arguments.of(
             "unknown window key",
             "version: 1\nwindows:\n  nightly: {time-zone: UTC, begin: \"01:00\", end: \"05:00\"}\n",
             "policies/bad.yaml line 3: windows.nightly.begin: unknown key; known keys here are"
