@@ -40,7 +40,7 @@ final class EnvSubstitution {
               1 + (int) text.substring(0, matcher.start()).chars().filter(c -> c == '\n').count();
           throw new InvalidIngestConfigException(
               origin
-                  + ": line "
+                  + " line "
                   + line
                   + ": environment variable "
                   + matcher.group(1)

@@ -26,7 +26,7 @@ class EnvSubstitutionTest {
                     "namespace: events\nuri: ${DB_URI}\n", Map.of(), "f.yaml"))
         .isInstanceOf(InvalidIngestConfigException.class)
         .hasMessage(
-            "f.yaml: line 2: environment variable DB_URI is not set (write ${DB_URI:-default} for"
+            "f.yaml line 2: environment variable DB_URI is not set (write ${DB_URI:-default} for"
                 + " a default)");
   }
 }

@@ -7,6 +7,7 @@ package io.firn.core.config;
 import com.fasterxml.jackson.core.JsonToken;
 import io.firn.core.policy.Durations;
 import io.firn.core.policy.Sizes;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -133,6 +134,24 @@ public final class ConfigNode {
   /** Whether this scalar was written as a YAML string (quoted or plain text, not a number). */
   public boolean isString() {
     return token == JsonToken.VALUE_STRING;
+  }
+
+  /** Whether this scalar was written as a whole number (not quoted) that fits a {@code long}. */
+  public boolean isInteger() {
+    if (token != JsonToken.VALUE_NUMBER_INT || text == null) {
+      return false;
+    }
+    try {
+      Long.parseLong(text);
+      return true;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  /** Whether this scalar was written as a YAML boolean. */
+  public boolean isBoolean() {
+    return token == JsonToken.VALUE_TRUE || token == JsonToken.VALUE_FALSE;
   }
 
   /** The scalar as written, or null for a map, a list or YAML's null. */
@@ -307,6 +326,12 @@ public final class ConfigNode {
     throw error("must be a number");
   }
 
+  /** A number written as one, exactly as written ({@code 0.1} stays 0.1). */
+  public BigDecimal decimal() {
+    number();
+    return new BigDecimal(String.valueOf(text));
+  }
+
   /** A number greater than 0 (and finite). */
   public double positive() {
     double value;
@@ -397,11 +422,16 @@ public final class ConfigNode {
 
   /** An error about this key, its value not shown (a missing key, a conflict between keys). */
   public ConfigException problem(String rule) {
-    return new ConfigException(origin, line, path, null, rule, null);
+    return problem(rule, null);
+  }
+
+  /** As {@link #problem(String)}, with the exception that explains it. */
+  public ConfigException problem(String rule, @Nullable Throwable cause) {
+    return new ConfigException(origin, line, path, null, rule, cause);
   }
 
   /** An error about {@code key} of this map, absent or present, at its line or else this map's. */
-  public ConfigException problem(String key, String rule) {
+  public ConfigException keyProblem(String key, String rule) {
     ConfigNode f = kind == Kind.MAP ? fields.get(key) : null;
     return new ConfigException(origin, f == null ? line : f.line, child(key), null, rule, null);
   }
