@@ -12,5 +12,6 @@ package io.firn.core.maintenance;
  */
 public record DanglingDeleteSettings(boolean dryRun) {
   /** Removing, not a dry run. */
-  public static final DanglingDeleteSettings DEFAULTS = new DanglingDeleteSettings(false);
+  public static final DanglingDeleteSettings DEFAULTS =
+      new DanglingDeleteSettings(MaintenanceKeys.DANGLING_DELETES_DRY_RUN_DEFAULT);
 }

@@ -4,6 +4,8 @@
  */
 package io.firn.core.maintenance;
 
+import org.jspecify.annotations.Nullable;
+
 /** A maintenance setting is unknown or wrong; the message names the key, the value and the rule. */
 public class InvalidMaintenanceSettingsException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
@@ -12,7 +14,7 @@ public class InvalidMaintenanceSettingsException extends IllegalArgumentExceptio
     super(message);
   }
 
-  public InvalidMaintenanceSettingsException(String message, Throwable cause) {
+  public InvalidMaintenanceSettingsException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 }

@@ -4,14 +4,10 @@
  */
 package io.firn.core.maintenance;
 
-import io.firn.core.policy.Durations;
+import io.firn.core.config.TextSettings;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -50,35 +46,26 @@ public record MaintenanceSettings(
     }
   }
 
-  /** Every key {@link #withOverrides} accepts. */
-  public static final Set<String> KEYS =
-      Set.copyOf(
-          List.of(
-              "expire-snapshots.enabled",
-              "expire-snapshots.interval",
-              "expire-snapshots.max-age",
-              "expire-snapshots.retain-last",
-              "expire-snapshots.clean-expired-files",
-              "expire-snapshots.dry-run",
-              "orphan-files.enabled",
-              "orphan-files.interval",
-              "orphan-files.min-age",
-              "orphan-files.dry-run",
-              "dangling-deletes.enabled",
-              "dangling-deletes.interval",
-              "dangling-deletes.dry-run"));
+  /** Every key {@link #withOverrides} accepts ({@link MaintenanceKeys}). */
+  public static final Set<String> KEYS = Set.copyOf(MaintenanceKeys.KEYS);
 
   /**
    * Expiry and orphan cleanup off (as in policy files: they delete), hourly and daily when enabled;
-   * dangling delete removal on, hourly.
+   * dangling delete removal on, hourly ({@link MaintenanceKeys}' {@code *_DEFAULT}).
    */
   public static final MaintenanceSettings DEFAULTS =
       new MaintenanceSettings(
-          new Schedule(false, Duration.ofHours(1)),
+          new Schedule(
+              MaintenanceKeys.EXPIRE_SNAPSHOTS_ENABLED_DEFAULT,
+              MaintenanceKeys.EXPIRE_SNAPSHOTS_INTERVAL_DEFAULT),
           SnapshotExpirySettings.DEFAULTS,
-          new Schedule(false, Duration.ofDays(1)),
+          new Schedule(
+              MaintenanceKeys.ORPHAN_FILES_ENABLED_DEFAULT,
+              MaintenanceKeys.ORPHAN_FILES_INTERVAL_DEFAULT),
           OrphanCleanupSettings.DEFAULTS,
-          new Schedule(true, Duration.ofHours(1)),
+          new Schedule(
+              MaintenanceKeys.DANGLING_DELETES_ENABLED_DEFAULT,
+              MaintenanceKeys.DANGLING_DELETES_INTERVAL_DEFAULT),
           DanglingDeleteSettings.DEFAULTS);
 
   public MaintenanceSettings {
@@ -98,78 +85,52 @@ public record MaintenanceSettings(
    *     is unknown or a value does not parse or breaks a rule
    */
   public MaintenanceSettings withOverrides(Map<String, String> overrides) {
-    Map<String, String> unknown = new LinkedHashMap<>(overrides);
-    unknown.keySet().removeAll(KEYS);
-    if (!unknown.isEmpty()) {
-      throw new InvalidMaintenanceSettingsException(
-          "unknown maintenance key(s) "
-              + new TreeSet<>(unknown.keySet())
-              + "; known keys are "
-              + new TreeSet<>(KEYS));
-    }
+    TextSettings values =
+        new TextSettings(
+            overrides,
+            KEYS,
+            "maintenance",
+            InvalidMaintenanceSettingsException::new,
+            (key, shown, rule, cause) ->
+                new InvalidMaintenanceSettingsException(
+                    "maintenance key '" + key + "' = " + shown + ": " + rule, cause));
     return new MaintenanceSettings(
-        schedule(overrides, "expire-snapshots", expireSnapshots),
+        schedule(
+            values,
+            MaintenanceKeys.EXPIRE_SNAPSHOTS_ENABLED,
+            MaintenanceKeys.EXPIRE_SNAPSHOTS_INTERVAL,
+            expireSnapshots),
         new SnapshotExpirySettings(
-            duration(overrides, "expire-snapshots.max-age", expiry.maxAge()),
-            number(overrides, "expire-snapshots.retain-last", expiry.retainLast()),
-            bool(overrides, "expire-snapshots.clean-expired-files", expiry.cleanExpiredFiles()),
-            bool(overrides, "expire-snapshots.dry-run", expiry.dryRun())),
-        schedule(overrides, "orphan-files", orphanFiles),
+            values.duration(MaintenanceKeys.EXPIRE_SNAPSHOTS_MAX_AGE, expiry.maxAge()),
+            values.integer(MaintenanceKeys.EXPIRE_SNAPSHOTS_RETAIN_LAST, expiry.retainLast()),
+            values.bool(
+                MaintenanceKeys.EXPIRE_SNAPSHOTS_CLEAN_EXPIRED_FILES, expiry.cleanExpiredFiles()),
+            values.bool(MaintenanceKeys.EXPIRE_SNAPSHOTS_DRY_RUN, expiry.dryRun())),
+        schedule(
+            values,
+            MaintenanceKeys.ORPHAN_FILES_ENABLED,
+            MaintenanceKeys.ORPHAN_FILES_INTERVAL,
+            orphanFiles),
         new OrphanCleanupSettings(
-            duration(overrides, "orphan-files.min-age", orphans.minAge()),
-            bool(overrides, "orphan-files.dry-run", orphans.dryRun())),
-        schedule(overrides, "dangling-deletes", danglingDeletes),
-        new DanglingDeleteSettings(bool(overrides, "dangling-deletes.dry-run", dangling.dryRun())));
+            values.duration(MaintenanceKeys.ORPHAN_FILES_MIN_AGE, orphans.minAge()),
+            values.bool(MaintenanceKeys.ORPHAN_FILES_DRY_RUN, orphans.dryRun())),
+        schedule(
+            values,
+            MaintenanceKeys.DANGLING_DELETES_ENABLED,
+            MaintenanceKeys.DANGLING_DELETES_INTERVAL,
+            danglingDeletes),
+        new DanglingDeleteSettings(
+            values.bool(MaintenanceKeys.DANGLING_DELETES_DRY_RUN, dangling.dryRun())));
   }
 
   private static void require(boolean ok, String key, @Nullable Object value, String rule) {
     SettingRules.require(ok, key, value, rule);
   }
 
-  private static Schedule schedule(Map<String, String> values, String kind, Schedule fallback) {
-    String key = kind + ".interval";
-    Duration interval = duration(values, key, fallback.interval());
-    require(interval.compareTo(Duration.ZERO) > 0, key, interval, "must be > 0");
-    return new Schedule(bool(values, kind + ".enabled", fallback.enabled()), interval);
-  }
-
-  private static boolean bool(Map<String, String> values, String key, boolean fallback) {
-    String value = values.get(key);
-    if (value == null) {
-      return fallback;
-    }
-    return switch (value.trim().toLowerCase(Locale.ROOT)) {
-      case "true" -> true;
-      case "false" -> false;
-      default ->
-          throw new InvalidMaintenanceSettingsException(
-              "maintenance key '" + key + "' = '" + value + "': must be true or false");
-    };
-  }
-
-  private static int number(Map<String, String> values, String key, int fallback) {
-    String value = values.get(key);
-    if (value == null) {
-      return fallback;
-    }
-    try {
-      return Integer.parseInt(value.trim());
-    } catch (NumberFormatException e) {
-      throw new InvalidMaintenanceSettingsException(
-          "maintenance key '" + key + "' = '" + value + "': must be a whole number", e);
-    }
-  }
-
-  private static Duration duration(Map<String, String> values, String key, Duration fallback) {
-    String value = values.get(key);
-    if (value == null) {
-      return fallback;
-    }
-    try {
-      return Durations.parse(value);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidMaintenanceSettingsException(
-          "maintenance key '" + key + "' = '" + value + "': " + e.getMessage(), e);
-    }
+  private static Schedule schedule(
+      TextSettings values, String enabledKey, String intervalKey, Schedule fallback) {
+    Duration interval = values.duration(intervalKey, fallback.interval());
+    require(interval.compareTo(Duration.ZERO) > 0, intervalKey, interval, "must be > 0");
+    return new Schedule(values.bool(enabledKey, fallback.enabled()), interval);
   }
 }

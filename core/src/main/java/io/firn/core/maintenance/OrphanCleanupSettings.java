@@ -20,7 +20,9 @@ public record OrphanCleanupSettings(Duration minAge, boolean dryRun) {
 
   /** 3 days (ARCHITECTURE.md, "Committing next to live writers"), deleting. */
   public static final OrphanCleanupSettings DEFAULTS =
-      new OrphanCleanupSettings(Duration.ofDays(3), false);
+      new OrphanCleanupSettings(
+          MaintenanceKeys.ORPHAN_FILES_MIN_AGE_DEFAULT,
+          MaintenanceKeys.ORPHAN_FILES_DRY_RUN_DEFAULT);
 
   /**
    * @throws InvalidMaintenanceSettingsException naming the key, the value and the rule
@@ -28,7 +30,7 @@ public record OrphanCleanupSettings(Duration minAge, boolean dryRun) {
   public OrphanCleanupSettings {
     SettingRules.require(
         minAge != null && minAge.compareTo(MIN_MIN_AGE) >= 0,
-        "orphan-files.min-age",
+        MaintenanceKeys.ORPHAN_FILES_MIN_AGE,
         minAge,
         "must be >= 1h (younger files may belong to a commit in progress)");
   }

@@ -22,7 +22,11 @@ public record SnapshotExpirySettings(
 
   /** Amoro's defaults: 12 hours, at least 1 snapshot; files cleaned; not a dry run. */
   public static final SnapshotExpirySettings DEFAULTS =
-      new SnapshotExpirySettings(Duration.ofHours(12), 1, true, false);
+      new SnapshotExpirySettings(
+          MaintenanceKeys.EXPIRE_SNAPSHOTS_MAX_AGE_DEFAULT,
+          MaintenanceKeys.EXPIRE_SNAPSHOTS_RETAIN_LAST_DEFAULT,
+          MaintenanceKeys.EXPIRE_SNAPSHOTS_CLEAN_EXPIRED_FILES_DEFAULT,
+          MaintenanceKeys.EXPIRE_SNAPSHOTS_DRY_RUN_DEFAULT);
 
   /**
    * @throws InvalidMaintenanceSettingsException naming the key, the value and the rule
@@ -30,10 +34,10 @@ public record SnapshotExpirySettings(
   public SnapshotExpirySettings {
     SettingRules.require(
         maxAge != null && maxAge.compareTo(Duration.ZERO) > 0,
-        "expire-snapshots.max-age",
+        MaintenanceKeys.EXPIRE_SNAPSHOTS_MAX_AGE,
         maxAge,
         "must be > 0");
     SettingRules.require(
-        retainLast >= 1, "expire-snapshots.retain-last", retainLast, "must be >= 1");
+        retainLast >= 1, MaintenanceKeys.EXPIRE_SNAPSHOTS_RETAIN_LAST, retainLast, "must be >= 1");
   }
 }

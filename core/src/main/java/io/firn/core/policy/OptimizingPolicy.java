@@ -4,11 +4,10 @@
  */
 package io.firn.core.policy;
 
+import io.firn.core.config.TextSettings;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The thresholds that decide what optimizing a partition needs (ARCHITECTURE.md, "Vocabulary").
@@ -129,83 +128,30 @@ public record OptimizingPolicy(
    *     a value does not parse or breaks a rule
    */
   public OptimizingPolicy withOverrides(Map<String, String> overrides) {
-    Map<String, String> unknown = new LinkedHashMap<>(overrides);
-    unknown.keySet().removeAll(KEYS);
-    if (!unknown.isEmpty()) {
-      throw new InvalidPolicyException(
-          "unknown policy key(s) "
-              + new TreeSet<>(unknown.keySet())
-              + "; known keys are "
-              + new TreeSet<>(KEYS));
-    }
-    long target = size(overrides, PolicyKeys.TARGET_SIZE, targetSize);
+    TextSettings values =
+        new TextSettings(
+            overrides,
+            KEYS,
+            "policy",
+            InvalidPolicyException::new,
+            InvalidPolicyValueException::new);
+    long target = values.size(PolicyKeys.TARGET_SIZE, targetSize);
     return new OptimizingPolicy(
         target,
-        (int) number(overrides, PolicyKeys.FRAGMENT_RATIO, fragmentRatio),
-        decimal(overrides, PolicyKeys.MIN_TARGET_SIZE_RATIO, minTargetSizeRatio),
-        (int) number(overrides, PolicyKeys.MINOR_TRIGGER_FILE_COUNT, minorTriggerFileCount),
-        duration(overrides, PolicyKeys.MINOR_TRIGGER_INTERVAL, minorTriggerInterval),
-        decimal(overrides, PolicyKeys.MAJOR_TRIGGER_DUPLICATE_RATIO, duplicateRatio),
-        duration(overrides, PolicyKeys.FULL_TRIGGER_INTERVAL, fullTriggerInterval),
+        values.integer(PolicyKeys.FRAGMENT_RATIO, fragmentRatio),
+        values.decimal(PolicyKeys.MIN_TARGET_SIZE_RATIO, minTargetSizeRatio),
+        values.integer(PolicyKeys.MINOR_TRIGGER_FILE_COUNT, minorTriggerFileCount),
+        values.duration(PolicyKeys.MINOR_TRIGGER_INTERVAL, minorTriggerInterval),
+        values.decimal(PolicyKeys.MAJOR_TRIGGER_DUPLICATE_RATIO, duplicateRatio),
+        values.duration(PolicyKeys.FULL_TRIGGER_INTERVAL, fullTriggerInterval),
         // The task size follows the target size unless it was set on its own.
-        size(overrides, PolicyKeys.MAX_TASK_SIZE, maxTaskSize == targetSize ? target : maxTaskSize),
-        number(
-            overrides, PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD, equalityDeleteBloomThreshold));
+        values.size(PolicyKeys.MAX_TASK_SIZE, maxTaskSize == targetSize ? target : maxTaskSize),
+        values.number(PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD, equalityDeleteBloomThreshold));
   }
 
   private static void require(boolean ok, String key, Object value, String rule) {
     if (!ok) {
       throw new InvalidPolicyValueException(key, String.valueOf(value), rule, null);
-    }
-  }
-
-  private static long number(Map<String, String> values, String key, long fallback) {
-    String value = values.get(key);
-    if (value == null) {
-      return fallback;
-    }
-    try {
-      return Long.parseLong(value.trim());
-    } catch (NumberFormatException e) {
-      throw new InvalidPolicyValueException(key, "'" + value + "'", "must be a whole number", e);
-    }
-  }
-
-  private static double decimal(Map<String, String> values, String key, double fallback) {
-    String value = values.get(key);
-    if (value == null) {
-      return fallback;
-    }
-    try {
-      return Double.parseDouble(value.trim());
-    } catch (NumberFormatException e) {
-      throw new InvalidPolicyValueException(key, "'" + value + "'", "must be a decimal number", e);
-    }
-  }
-
-  private static long size(Map<String, String> values, String key, long fallback) {
-    String value = values.get(key);
-    if (value == null) {
-      return fallback;
-    }
-    try {
-      return Sizes.parse(value);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidPolicyValueException(
-          key, "'" + value + "'", String.valueOf(e.getMessage()), e);
-    }
-  }
-
-  private static Duration duration(Map<String, String> values, String key, Duration fallback) {
-    String value = values.get(key);
-    if (value == null) {
-      return fallback;
-    }
-    try {
-      return Durations.parse(value);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidPolicyValueException(
-          key, "'" + value + "'", String.valueOf(e.getMessage()), e);
     }
   }
 }

@@ -56,6 +56,11 @@ class MaintenanceSettingsTest {
   @Test
   void rejectsWrongValuesNamingKeyValueAndRule() {
     MaintenanceSettings defaults = MaintenanceSettings.DEFAULTS;
+    assertThatThrownBy(
+            () -> defaults.withOverrides(Map.of("orphan-files.interval", "200000000000000d")))
+        .isInstanceOf(InvalidMaintenanceSettingsException.class)
+        .hasMessageStartingWith(
+            "maintenance key 'orphan-files.interval' = '200000000000000d': too long: a duration");
     assertThatThrownBy(() -> defaults.withOverrides(Map.of("orphan-files.min-age", "10m")))
         .isInstanceOf(InvalidMaintenanceSettingsException.class)
         .hasMessage(

@@ -61,5 +61,16 @@ class OptimizingPolicyTest {
                 OptimizingPolicy.DEFAULTS.withOverrides(
                     Map.of("major.trigger.duplicate-ratio", "1.5")))
         .hasMessage("policy key 'major.trigger.duplicate-ratio' = 1.5: must be in (0, 1]");
+    // Once cast to int without a check: 4294967297 became a fragment ratio of 1.
+    assertThatThrownBy(
+            () -> OptimizingPolicy.DEFAULTS.withOverrides(Map.of("fragment-ratio", "4294967297")))
+        .hasMessage("policy key 'fragment-ratio' = '4294967297': must be a whole number");
+    assertThatThrownBy(
+            () ->
+                OptimizingPolicy.DEFAULTS.withOverrides(
+                    Map.of("full.trigger.interval", "200000000000000d")))
+        .isInstanceOf(InvalidPolicyValueException.class)
+        .hasMessageStartingWith(
+            "policy key 'full.trigger.interval' = '200000000000000d': too long: a duration is");
   }
 }
