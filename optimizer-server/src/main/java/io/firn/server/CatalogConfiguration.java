@@ -5,6 +5,8 @@
 package io.firn.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import io.firn.core.catalog.CatalogConnectionException;
 import io.firn.core.catalog.CatalogSettings;
 import jakarta.validation.constraints.NotEmpty;
@@ -81,6 +83,7 @@ public class CatalogConfiguration {
   }
 
   @JsonProperty
+  @JsonSetter(nulls = Nulls.SKIP, contentNulls = Nulls.FAIL)
   public void setProperties(Map<String, String> properties) {
     this.properties = properties;
   }
