@@ -220,8 +220,8 @@ final class WorkerEndpoint implements WorkerProtocol {
       fail(
           new FailRequest(
               VERSION,
-              request.workerId(),
-              request.workerSecret(),
+              worker.id,
+              worker.secret,
               request.attemptId(),
               String.valueOf(e.getMessage())));
       throw e;
