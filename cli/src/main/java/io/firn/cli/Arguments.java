@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** {@code --key value} / {@code --key=value} arguments; repeated keys collect into lists. */
 final class Arguments {
@@ -41,9 +42,16 @@ final class Arguments {
     }
   }
 
-  String get(String key) {
+  /** The option's last value; null when it was not given. */
+  @Nullable String get(String key) {
     List<String> list = values.get(key);
     return list == null ? null : list.get(list.size() - 1);
+  }
+
+  /** The option's last value, or {@code fallback} when it was not given. */
+  String get(String key, String fallback) {
+    String value = get(key);
+    return value == null ? fallback : value;
   }
 
   String require(String key) {

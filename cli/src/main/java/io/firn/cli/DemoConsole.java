@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code firn demo-console --server URL --duration SECONDS}: the live view of {@code bin/firn
@@ -59,7 +60,7 @@ final class DemoConsole {
     }
   }
 
-  private int watch(URI server, String metrics, int durationSeconds, int everySeconds)
+  private int watch(URI server, @Nullable String metrics, int durationSeconds, int everySeconds)
       throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(durationSeconds).toNanos();
     out.printf(
@@ -151,7 +152,7 @@ final class DemoConsole {
     return json.readValue(response.body(), LIST);
   }
 
-  private static long number(Object value) {
+  private static long number(@Nullable Object value) {
     return value instanceof Number n ? n.longValue() : 0;
   }
 

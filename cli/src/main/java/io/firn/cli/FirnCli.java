@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code firn plan} and {@code firn optimize}: one table, in this JVM. Exit codes: 0 done (or
@@ -243,12 +244,15 @@ public final class FirnCli {
     }
   }
 
-  private record Context(Table table, OptimizingPolicy policy, OptimizingType type) {}
+  /**
+   * @param type the type {@code --type} forces; null when the policy's triggers decide
+   */
+  private record Context(Table table, OptimizingPolicy policy, @Nullable OptimizingType type) {}
 
   private Context context(Arguments arguments) {
-    String name = arguments.get("catalog-name") == null ? "firn" : arguments.get("catalog-name");
+    String name = arguments.get("catalog-name", "firn");
     CatalogSettings settings =
-        new CatalogSettings(
+        CatalogSettings.of(
             name,
             arguments.get("catalog-type"),
             arguments.get("catalog-uri"),

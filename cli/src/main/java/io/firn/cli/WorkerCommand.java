@@ -59,8 +59,11 @@ final class WorkerCommand {
             "no worker token: set FIRN_WORKER_TOKEN (or --token) to the server's auth.workerToken");
       }
       int slots = arguments.intValue("slots", Runtime.getRuntime().availableProcessors());
-      String group = arguments.get("group") == null ? "default" : arguments.get("group");
-      String name = arguments.get("name") == null ? defaultName() : arguments.get("name");
+      String group = arguments.get("group", "default");
+      String name = arguments.get("name");
+      if (name == null) {
+        name = defaultName();
+      }
       int drain = arguments.intValue("drain-seconds", 300);
       WorkerSettings settings =
           new WorkerSettings(

@@ -5,6 +5,7 @@
 package io.firn.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code auth:} bearer tokens. Workers send {@code workerToken} on every protocol call; trigger,
@@ -15,8 +16,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * FIRN_CATALOG_PROPERTIES}, ADR 0017).
  */
 public class AuthConfiguration {
-  private String workerToken;
-  private String adminToken;
+  private @Nullable String workerToken;
+  private @Nullable String adminToken;
   private boolean shareCatalogCredentials = true;
 
   @JsonProperty
@@ -30,22 +31,22 @@ public class AuthConfiguration {
   }
 
   @JsonProperty
-  public String getWorkerToken() {
+  public @Nullable String getWorkerToken() {
     return workerToken;
   }
 
   @JsonProperty
-  public void setWorkerToken(String workerToken) {
+  public void setWorkerToken(@Nullable String workerToken) {
     this.workerToken = workerToken;
   }
 
   @JsonProperty
-  public String getAdminToken() {
+  public @Nullable String getAdminToken() {
     return adminToken;
   }
 
   @JsonProperty
-  public void setAdminToken(String adminToken) {
+  public void setAdminToken(@Nullable String adminToken) {
     this.adminToken = adminToken;
   }
 }

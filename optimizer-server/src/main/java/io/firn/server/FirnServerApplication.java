@@ -51,6 +51,7 @@ import java.time.Clock;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,9 +61,10 @@ import org.slf4j.LoggerFactory;
  */
 public class FirnServerApplication extends Application<FirnServerConfiguration> {
   private static final Logger LOG = LoggerFactory.getLogger(FirnServerApplication.class);
-  private PrometheusMeterRegistry registry;
-  private TableWatcher watcher;
-  private OptimizingService optimizing;
+  // Set by run(); what the accessors for tests return.
+  private @Nullable PrometheusMeterRegistry registry;
+  private @Nullable TableWatcher watcher;
+  private @Nullable OptimizingService optimizing;
 
   @Override
   public void initialize(Bootstrap<FirnServerConfiguration> bootstrap) {
@@ -96,7 +98,8 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
         configuration.getCatalogs().stream().map(CatalogConfiguration::settings).toList();
     // Validated before run: FirnServerConfiguration.problems().
 
-    registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    this.registry = registry;
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     JvmGcMetrics gc = new JvmGcMetrics();
@@ -122,7 +125,7 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
             CatalogCredentials.ENV);
       }
     }
-    watcher =
+    TableWatcher watcher =
         new TableWatcher(
             connections,
             configuration.getTables().patterns(),
@@ -133,16 +136,17 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
             configuration.getWatch().getThreads(),
             configuration.getWatch().getMaxEvaluationsPerRound());
     PoliciesConfiguration policyConfig = configuration.getPolicies();
+    String policyPath = policyConfig.getPath();
     PolicyRegistry policyRegistry =
-        policyConfig.getPath() == null || policyConfig.getPath().isBlank()
+        policyPath == null || policyPath.isBlank()
             ? null
-            : new PolicyRegistry(Path.of(policyConfig.getPath()), Clock.systemUTC());
+            : new PolicyRegistry(Path.of(policyPath), Clock.systemUTC());
     PolicyRegistry.LoadedPolicy builtIn =
         policyRegistry == null ? builtInPolicy() : policyRegistry.current();
     Supplier<PolicyRegistry.LoadedPolicy> policies =
         policyRegistry == null ? () -> builtIn : policyRegistry::current;
     OptimizingConfiguration optimizingConfig = configuration.getOptimizing();
-    optimizing =
+    OptimizingService optimizing =
         new OptimizingService(
             connections,
             store,
@@ -152,6 +156,8 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
             registry,
             configuration.getMetrics().getTableSeriesLimit(),
             maintenanceSettings(configuration));
+    this.watcher = watcher;
+    this.optimizing = optimizing;
     watcher.listener(optimizing);
     Tokens tokens =
         new Tokens(
@@ -183,7 +189,7 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
       leadership =
           new Leadership(
               new LeaderLease(store.dataSource()),
-              ha.getAdvertisedUrl(),
+              ha.requireAdvertisedUrl(),
               ha.getLeaseTtl().toJavaDuration(),
               ha.getRenewInterval().toJavaDuration(),
               leaderSide,
@@ -288,7 +294,14 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
 
   /** The meter registry; for tests. */
   public PrometheusMeterRegistry registry() {
-    return registry;
+    return started(registry, "meter registry");
+  }
+
+  private static <T> T started(@Nullable T part, String what) {
+    if (part == null) {
+      throw new IllegalStateException("the server's " + what + " exists once the server runs");
+    }
+    return part;
   }
 
   private static MaintenanceSettings maintenanceSettings(FirnServerConfiguration configuration) {
@@ -312,11 +325,11 @@ public class FirnServerApplication extends Application<FirnServerConfiguration> 
 
   /** The optimizing service; for tests. */
   public OptimizingService optimizing() {
-    return optimizing;
+    return started(optimizing, "optimizing service");
   }
 
   /** The snapshot watcher; for tests. */
   public TableWatcher watcher() {
-    return watcher;
+    return started(watcher, "table watcher");
   }
 }

@@ -5,6 +5,8 @@
 package io.firn.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import io.dropwizard.core.Configuration;
 import io.firn.core.maintenance.InvalidMaintenanceSettingsException;
 import io.firn.core.maintenance.MaintenanceSettings;
@@ -23,6 +25,11 @@ import java.util.Set;
 /**
  * The server's YAML file. Unknown keys are errors: Dropwizard's configuration factory fails on
  * unknown properties and names the key. What single fields cannot check is in {@link #problems()}.
+ *
+ * <p>A section without keys (YAML reads {@code ha:} with every key below it commented out as null)
+ * keeps its defaults, as a section left out does; an empty entry of a list (a catalog, a table
+ * pattern) or a catalog property without a value is a parse error naming it. So no field Jackson
+ * fills here is null, as NullAway takes them to be (ADR 0032).
  */
 @ConsistentConfiguration
 public class FirnServerConfiguration extends Configuration {
@@ -95,6 +102,7 @@ public class FirnServerConfiguration extends Configuration {
   }
 
   @JsonProperty
+  @JsonSetter(nulls = Nulls.SKIP)
   public void setHa(HaConfiguration ha) {
     this.ha = ha;
   }
@@ -105,6 +113,7 @@ public class FirnServerConfiguration extends Configuration {
   }
 
   @JsonProperty
+  @JsonSetter(nulls = Nulls.SKIP)
   public void setMaintenance(Map<String, String> maintenance) {
     this.maintenance = maintenance;
   }
@@ -115,6 +124,7 @@ public class FirnServerConfiguration extends Configuration {
   }
 
   @JsonProperty
+  @JsonSetter(nulls = Nulls.SKIP)
   public void setPolicies(PoliciesConfiguration policies) {
     this.policies = policies;
   }
@@ -125,6 +135,7 @@ public class FirnServerConfiguration extends Configuration {
   }
 
   @JsonProperty
+  @JsonSetter(nulls = Nulls.SKIP)
   public void setMetrics(MetricsConfiguration metrics) {
     this.metrics = metrics;
   }
@@ -135,6 +146,7 @@ public class FirnServerConfiguration extends Configuration {
   }
 
   @JsonProperty
+  @JsonSetter(nulls = Nulls.SKIP)
   public void setOptimizing(OptimizingConfiguration optimizing) {
     this.optimizing = optimizing;
   }
@@ -145,6 +157,7 @@ public class FirnServerConfiguration extends Configuration {
   }
 
   @JsonProperty
+  @JsonSetter(nulls = Nulls.SKIP)
   public void setAuth(AuthConfiguration auth) {
     this.auth = auth;
   }
@@ -155,6 +168,7 @@ public class FirnServerConfiguration extends Configuration {
   }
 
   @JsonProperty
+  @JsonSetter(nulls = Nulls.SKIP, contentNulls = Nulls.FAIL)
   public void setCatalogs(List<CatalogConfiguration> catalogs) {
     this.catalogs = catalogs;
   }
@@ -165,6 +179,7 @@ public class FirnServerConfiguration extends Configuration {
   }
 
   @JsonProperty
+  @JsonSetter(nulls = Nulls.SKIP)
   public void setTables(TablesConfiguration tables) {
     this.tables = tables;
   }
@@ -175,6 +190,7 @@ public class FirnServerConfiguration extends Configuration {
   }
 
   @JsonProperty
+  @JsonSetter(nulls = Nulls.SKIP)
   public void setStateStore(StateStoreConfiguration stateStore) {
     this.stateStore = stateStore;
   }
@@ -185,6 +201,7 @@ public class FirnServerConfiguration extends Configuration {
   }
 
   @JsonProperty
+  @JsonSetter(nulls = Nulls.SKIP)
   public void setWatch(WatchConfiguration watch) {
     this.watch = watch;
   }

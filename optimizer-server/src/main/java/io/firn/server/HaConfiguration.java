@@ -12,6 +12,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code ha:} several replicas on one state store, one of them the leader (ADR 0021). Off by
@@ -28,10 +29,10 @@ public class HaConfiguration {
   @MinDuration(value = 100, unit = TimeUnit.MILLISECONDS)
   private Duration renewInterval = Duration.seconds(5);
 
-  private String advertisedUrl;
+  private @Nullable String advertisedUrl;
 
   /** What the field constraints cannot see, each naming its key; empty when consistent. */
-  List<String> problems(String stateStoreUrl) {
+  List<String> problems(@Nullable String stateStoreUrl) {
     List<String> problems = new ArrayList<>();
     if (!enabled) {
       return problems;
@@ -71,6 +72,18 @@ public class HaConfiguration {
     return problems;
   }
 
+  /**
+   * The advertised URL of a replica with {@code ha.enabled}, which {@link #problems} requires.
+   *
+   * @throws IllegalStateException when it is not set
+   */
+  String requireAdvertisedUrl() {
+    if (advertisedUrl == null || advertisedUrl.isBlank()) {
+      throw new IllegalStateException("ha.advertisedUrl: required when ha.enabled is true");
+    }
+    return advertisedUrl;
+  }
+
   @JsonProperty
   public boolean isEnabled() {
     return enabled;
@@ -102,12 +115,12 @@ public class HaConfiguration {
   }
 
   @JsonProperty
-  public String getAdvertisedUrl() {
+  public @Nullable String getAdvertisedUrl() {
     return advertisedUrl;
   }
 
   @JsonProperty
-  public void setAdvertisedUrl(String advertisedUrl) {
+  public void setAdvertisedUrl(@Nullable String advertisedUrl) {
     this.advertisedUrl = advertisedUrl;
   }
 }

@@ -9,6 +9,7 @@ import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
 import jakarta.validation.constraints.NotNull;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code policies:} where the optimization policy lives (a YAML file or a directory of them, ADR
@@ -16,19 +17,19 @@ import java.util.concurrent.TimeUnit;
  * defaults apply (every kind of work at any time, Amoro's thresholds, one group "default").
  */
 public class PoliciesConfiguration {
-  private String path;
+  private @Nullable String path;
 
   @NotNull
   @MinDuration(value = 100, unit = TimeUnit.MILLISECONDS)
   private Duration reloadInterval = Duration.seconds(10);
 
   @JsonProperty
-  public String getPath() {
+  public @Nullable String getPath() {
     return path;
   }
 
   @JsonProperty
-  public void setPath(String path) {
+  public void setPath(@Nullable String path) {
     this.path = path;
   }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,7 +87,7 @@ public final class ServerCatalogs implements AutoCloseable {
     throw new IllegalArgumentException("no catalog named '" + name + "' is configured");
   }
 
-  private static void closeQuietly(Catalog catalog) {
+  private static void closeQuietly(@Nullable Catalog catalog) {
     if (catalog instanceof AutoCloseable closeable) {
       try {
         closeable.close();

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import net.sourceforge.argparse4j.inf.Namespace;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code firn server check FILE}: parses and validates a server configuration like the server does
@@ -156,7 +157,7 @@ final class ServerCheckCommand extends ConfiguredCommand<FirnServerConfiguration
     return parts.isEmpty() ? "none" : String.join(", ", parts);
   }
 
-  private static boolean isSet(String token) {
+  private static boolean isSet(@Nullable String token) {
     return token != null && !token.isBlank();
   }
 }

@@ -13,6 +13,7 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code stateStore:} where the server keeps its state. The default is an embedded H2 database file
@@ -28,8 +29,8 @@ public class StateStoreConfiguration {
   public static final String DEFAULT_URL = "jdbc:h2:file:./firn-state/firn";
 
   @NotEmpty private String url = DEFAULT_URL;
-  private String user;
-  private String password;
+  private @Nullable String user;
+  private @Nullable String password;
 
   @Min(1)
   @Max(100)
@@ -55,22 +56,22 @@ public class StateStoreConfiguration {
   }
 
   @JsonProperty
-  public String getUser() {
+  public @Nullable String getUser() {
     return user;
   }
 
   @JsonProperty
-  public void setUser(String user) {
+  public void setUser(@Nullable String user) {
     this.user = user;
   }
 
   @JsonProperty
-  public String getPassword() {
+  public @Nullable String getPassword() {
     return password;
   }
 
   @JsonProperty
-  public void setPassword(String password) {
+  public void setPassword(@Nullable String password) {
     this.password = password;
   }
 
@@ -131,7 +132,7 @@ public class StateStoreConfiguration {
   }
 
   /** The driver for the URL's scheme; null lets the pool ask {@code DriverManager}. */
-  static String driverClass(String url) {
+  static @Nullable String driverClass(String url) {
     if (url.startsWith("jdbc:postgresql:")) {
       return "org.postgresql.Driver";
     }

@@ -28,17 +28,18 @@ public class StateStoreHealthCheck extends HealthCheck {
   @Override
   protected Result check() {
     StateStore.Status status = store.status();
-    if (!status.inSync()) {
+    Instant failingSince = status.failingSince(); // null while in sync
+    if (failingSince != null) {
       return Result.builder()
           .unhealthy()
           .withMessage(
               "state store writes fail since %s (%d s); %d row(s) kept in memory, written when"
                   + " the database answers again; last error: %s",
-              status.failingSince(),
-              Duration.between(status.failingSince(), Instant.now()).toSeconds(),
+              failingSince,
+              Duration.between(failingSince, Instant.now()).toSeconds(),
               status.pendingRows(),
               status.lastError())
-          .withDetail("failingSince", status.failingSince().toString())
+          .withDetail("failingSince", failingSince.toString())
           .withDetail("pendingRows", status.pendingRows())
           .build();
     }

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A table's size at its last evaluation, the figures of Apache Amoro's {@code table_summary_*}: the
@@ -76,7 +77,7 @@ public record TableSummary(
     return count;
   }
 
-  private static long number(String value) {
+  private static long number(@Nullable String value) {
     if (value == null) {
       return -1;
     }

@@ -67,14 +67,15 @@ public final class TableWatcher implements Managed {
   private final MeterRegistry registry;
   private final Map<String, TableRuntime> tables = new ConcurrentHashMap<>();
   private final Timer watchDuration;
-  private ScheduledExecutorService executor;
+  // Null until start(); a stopped watcher keeps its stopped executor.
+  private @Nullable ScheduledExecutorService executor;
   private final ExecutorService evaluators;
   private final int maxEvaluationsPerRound;
   private final java.util.concurrent.atomic.AtomicInteger evaluationBudget =
       new java.util.concurrent.atomic.AtomicInteger();
   private final java.util.concurrent.atomic.AtomicInteger deferred =
       new java.util.concurrent.atomic.AtomicInteger();
-  private ScheduledFuture<?> schedule;
+  private @Nullable ScheduledFuture<?> schedule;
   private volatile TableListener listener = TableListener.NONE;
   private final Map<String, CatalogStatus> catalogStatus = new ConcurrentHashMap<>();
   private boolean saidNoTables;
@@ -152,24 +153,28 @@ public final class TableWatcher implements Managed {
   @Override
   public void start() {
     loadState();
-    executor =
+    ScheduledExecutorService started =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread thread = new Thread(r, "firn-table-watcher");
               thread.setDaemon(true);
               return thread;
             });
+    executor = started;
     schedule =
-        executor.scheduleWithFixedDelay(
+        started.scheduleWithFixedDelay(
             this::roundLogged, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override
   public void stop() throws Exception {
-    if (executor != null) {
-      schedule.cancel(true);
-      executor.shutdownNow();
-      if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
+    ScheduledExecutorService started = executor;
+    if (started != null) {
+      if (schedule != null) {
+        schedule.cancel(true);
+      }
+      started.shutdownNow();
+      if (!started.awaitTermination(30, TimeUnit.SECONDS)) {
         LOG.warn("the table watcher did not stop within 30 s");
       }
     }
@@ -318,7 +323,8 @@ public final class TableWatcher implements Managed {
       try {
         future.get();
       } catch (ExecutionException e) {
-        LOG.warn("watching a table of {} failed: {}", settings.name(), e.getCause().toString());
+        LOG.warn(
+            "watching a table of {} failed: {}", settings.name(), String.valueOf(e.getCause()));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
@@ -355,8 +361,12 @@ public final class TableWatcher implements Managed {
       deferred.incrementAndGet();
       return;
     }
-    boolean ownCommit =
-        known != null && known.snapshotId() != null && ownCommitsOnly(table, known.snapshotId());
+    // The verdict Firn's own commits keep; null when someone else committed (or it is new).
+    TableRuntime ownCommitOf =
+        known != null && known.snapshotId() != null && ownCommitsOnly(table, known.snapshotId())
+            ? known
+            : null;
+    boolean ownCommit = ownCommitOf != null;
     TableEvaluator.Evaluation evaluation;
     TableSummary summary;
     try {
@@ -375,8 +385,8 @@ public final class TableWatcher implements Managed {
             namespace,
             id.name(),
             snapshotId,
-            ownCommit ? known.needsPlan() : evaluation.needsPlan(),
-            ownCommit ? known.reason() : evaluation.reason(),
+            ownCommitOf != null ? ownCommitOf.needsPlan() : evaluation.needsPlan(),
+            ownCommitOf != null ? ownCommitOf.reason() : evaluation.reason(),
             clock.instant(),
             evaluation.health(),
             evaluation.totals().dataFiles(),

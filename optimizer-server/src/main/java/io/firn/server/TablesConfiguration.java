@@ -5,6 +5,8 @@
 package io.firn.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import jakarta.validation.constraints.NotNull;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +26,7 @@ public class TablesConfiguration {
   }
 
   @JsonProperty
+  @JsonSetter(contentNulls = Nulls.FAIL)
   public void setInclude(List<String> include) {
     this.include = include;
   }
@@ -34,6 +37,7 @@ public class TablesConfiguration {
   }
 
   @JsonProperty
+  @JsonSetter(contentNulls = Nulls.FAIL)
   public void setExclude(List<String> exclude) {
     this.exclude = exclude;
   }

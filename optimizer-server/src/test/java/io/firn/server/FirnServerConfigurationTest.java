@@ -91,6 +91,69 @@ class FirnServerConfigurationTest {
   }
 
   @Test
+  void aSectionWithoutKeysMeansItsDefaults() throws Exception {
+    // Every key under a section commented out: YAML reads the section as null. It used to reach
+    // the consistency check as null and fail it with "HV000028: Unexpected exception during
+    // isValid call" (a NullPointerException), naming no key.
+    FirnServerConfiguration configuration =
+        parse(
+            """
+            catalogs:
+            tables:
+            stateStore:
+            watch:
+            optimizing:
+            auth:
+            metrics:
+            policies:
+            ha:
+            maintenance:
+            """);
+
+    assertThat(configuration.getCatalogs()).isEmpty();
+    assertThat(configuration.getTables().patterns().matches("lake.db.events")).isTrue();
+    assertThat(configuration.getStateStore().getUrl())
+        .isEqualTo(StateStoreConfiguration.DEFAULT_URL);
+    assertThat(configuration.getAuth().getWorkerToken()).isNull();
+    assertThat(configuration.getPolicies().getPath()).isNull();
+    assertThat(configuration.getHa().isEnabled()).isFalse();
+    assertThat(configuration.getMaintenance()).isEmpty();
+    assertThat(configuration.problems()).isEmpty();
+  }
+
+  @Test
+  void rejectsAnEmptyCatalogEntryPatternOrPropertyNamingIt() {
+    // Each used to pass validation and fail later: the server's start with a
+    // NullPointerException, or the check with the message "catalogs[0]: null".
+    assertThatThrownBy(() -> parse("catalogs:\n  - name: lake\n    uri: jdbc:sqlite:x\n  -\n"))
+        .isInstanceOf(ConfigurationParsingException.class)
+        .hasMessageContaining(
+            "Failed to parse configuration at: catalogs.[1]; Invalid `null` value encountered");
+    assertThatThrownBy(() -> parse("tables:\n  include: [\"lake.*\", ~]\n"))
+        .isInstanceOf(ConfigurationParsingException.class)
+        .hasMessageContaining(
+            "Failed to parse configuration at: tables.include.[1]; Invalid `null` value");
+    assertThatThrownBy(() -> parse("tables:\n  exclude: [~]\n"))
+        .isInstanceOf(ConfigurationParsingException.class)
+        .hasMessageContaining(
+            "Failed to parse configuration at: tables.exclude.[0]; Invalid `null` value");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    """
+                    catalogs:
+                      - name: lake
+                        uri: jdbc:sqlite:x
+                        warehouse: /w
+                        properties:
+                          jdbc.user:
+                    """))
+        .isInstanceOf(ConfigurationParsingException.class)
+        .hasMessageContaining("Failed to parse configuration at: catalogs.[0].properties.jdbc.user")
+        .hasMessageContaining("Invalid `null` value");
+  }
+
+  @Test
   void rejectsAnUnknownKeyInsideACatalog() {
     assertThatThrownBy(
             () ->

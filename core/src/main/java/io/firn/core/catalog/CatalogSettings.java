@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param name the catalog's name (shown in messages and metric labels)
  * @param type one of {@link #TYPES}: {@code jdbc}, {@code hadoop}, {@code rest}, {@code hive} (a
  *     Hive Metastore), {@code glue} (AWS Glue), or {@code custom} (any Iceberg {@code Catalog}
- *     class, named by the property {@code catalog-impl}); inferred from the URI when null (ADR
- *     0025)
+ *     class, named by the property {@code catalog-impl}); {@link #of} infers it from the URI when
+ *     it is left out (ADR 0025)
  * @param uri the JDBC URL ({@code jdbc:sqlite:/path/catalog.db}, {@code
  *     jdbc:postgresql://host/db}), REST endpoint ({@code https://host/...}) or metastore ({@code
  *     thrift://host:9083}, several separated by commas); null for a Hadoop or Glue catalog
@@ -55,8 +55,26 @@ public record CatalogSettings(
    */
   static final Set<String> LOCAL_FILE_IO_TYPES = Set.of("jdbc", "hive");
 
+  /**
+   * Settings as a configuration file or the command line gives them, where the type may be left
+   * out: a null {@code type} is inferred from the URI (a {@code jdbc:} URL is jdbc, {@code http(s)}
+   * rest, {@code thrift://} hive, none hadoop; ADR 0025).
+   *
+   * @throws CatalogConnectionException when a key the type needs is missing, or the type is unknown
+   */
+  public static CatalogSettings of(
+      String name,
+      @Nullable String type,
+      @Nullable String uri,
+      @Nullable String warehouse,
+      Map<String, String> properties) {
+    return new CatalogSettings(
+        name, type == null ? inferType(uri) : type, uri, warehouse, properties);
+  }
+
   public CatalogSettings {
     properties = Map.copyOf(properties);
+    // Callers outside NullAway's checks may still pass no type; it is inferred as in of().
     if (type == null) {
       type = inferType(uri);
     }

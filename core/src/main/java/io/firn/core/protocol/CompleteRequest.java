@@ -5,13 +5,15 @@
 package io.firn.core.protocol;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A finished attempt and what it wrote (nothing is committed yet; the server commits).
  *
  * @param protocolVersion {@link WorkerProtocol#VERSION}
  * @param workerId from {@link RegisterResponse}
- * @param workerSecret from {@link RegisterResponse}: proves the caller is that worker
+ * @param workerSecret from {@link RegisterResponse}: proves the caller is that worker; null in a
+ *     completion not signed yet (a Spark executor's, which the driver signs with {@link #signedBy})
  * @param attemptId from {@link TaskAssignment}
  * @param dataFiles new data files
  * @param deleteFiles new position-delete files
@@ -20,7 +22,7 @@ import java.util.List;
 public record CompleteRequest(
     int protocolVersion,
     String workerId,
-    String workerSecret,
+    @Nullable String workerSecret,
     String attemptId,
     List<WireFile> dataFiles,
     List<WireFile> deleteFiles,

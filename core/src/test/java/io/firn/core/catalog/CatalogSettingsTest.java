@@ -77,14 +77,14 @@ class CatalogSettingsTest {
 
   @Test
   void theTypeIsInferredFromTheUri() {
-    assertThat(new CatalogSettings("a", null, "jdbc:sqlite:x.db", "/wh", Map.of()).type())
+    assertThat(CatalogSettings.of("a", null, "jdbc:sqlite:x.db", "/wh", Map.of()).type())
         .isEqualTo("jdbc");
-    assertThat(new CatalogSettings("a", null, "https://rest.example/v1", null, Map.of()).type())
+    assertThat(CatalogSettings.of("a", null, "https://rest.example/v1", null, Map.of()).type())
         .isEqualTo("rest");
-    assertThat(new CatalogSettings("a", null, "thrift://hms:9083", null, Map.of()).type())
+    assertThat(CatalogSettings.of("a", null, "thrift://hms:9083", null, Map.of()).type())
         .isEqualTo("hive");
-    assertThat(new CatalogSettings("a", null, null, "/wh", Map.of()).type()).isEqualTo("hadoop");
-    assertThatThrownBy(() -> new CatalogSettings("a", null, "hms:9083", null, Map.of()))
+    assertThat(CatalogSettings.of("a", null, null, "/wh", Map.of()).type()).isEqualTo("hadoop");
+    assertThatThrownBy(() -> CatalogSettings.of("a", null, "hms:9083", null, Map.of()))
         .hasMessageContaining("set the catalog type explicitly (one of jdbc, hadoop, rest, hive,");
   }
 

@@ -126,10 +126,10 @@ public class PoliciesResource {
       @PathParam("catalog") String catalog,
       @PathParam("namespace") String namespace,
       @PathParam("table") String table) {
-    TableStateRecord state = service.table(catalog, namespace, table);
-    if (state == null) {
-      throw new UnknownTableException(catalog + "." + namespace + "." + table);
-    }
+    TableStateRecord state =
+        service
+            .table(catalog, namespace, table)
+            .orElseThrow(() -> new UnknownTableException(catalog + "." + namespace + "." + table));
     PolicyRegistry.LoadedPolicy loaded = policies.get();
     String qualified = catalog + "." + namespace + "." + table;
     EffectivePolicy effective = loaded.policy().resolve(qualified);

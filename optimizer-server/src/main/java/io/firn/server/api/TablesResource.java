@@ -24,6 +24,7 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -163,11 +164,9 @@ public class TablesResource {
       @PathParam("catalog") String catalog,
       @PathParam("namespace") String namespace,
       @PathParam("table") String table) {
-    List<TableHistory.Point> points = service.history(catalog, namespace, table);
+    Optional<List<TableHistory.Point>> points = service.history(catalog, namespace, table);
     return new HistoryView(
-        catalog + "." + namespace + "." + table,
-        points != null,
-        points == null ? List.of() : points);
+        catalog + "." + namespace + "." + table, points.isPresent(), points.orElse(List.of()));
   }
 
   @POST
@@ -230,11 +229,9 @@ public class TablesResource {
   }
 
   private TableStateRecord known(String catalog, String namespace, String table) {
-    TableStateRecord state = service.table(catalog, namespace, table);
-    if (state == null) {
-      throw new UnknownTableException(catalog + "." + namespace + "." + table);
-    }
-    return state;
+    return service
+        .table(catalog, namespace, table)
+        .orElseThrow(() -> new UnknownTableException(catalog + "." + namespace + "." + table));
   }
 
   static int limit(Integer limit, int fallback) {

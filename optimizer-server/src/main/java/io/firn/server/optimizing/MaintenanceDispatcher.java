@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,13 +37,16 @@ final class MaintenanceDispatcher {
     this.catalogs = catalogs;
   }
 
+  /** A table marked as running a maintenance operation. */
+  record Due(TableState table, MaintenanceRunner.Operation operation) {}
+
   /**
    * The first idle table with a maintenance operation due, marked as running it; null when none or
    * one runs already. Under the lock.
    *
    * @param planned tables chosen for planning this round
    */
-  TableState next(PolicyRegistry.LoadedPolicy loaded, Instant now, Set<TableState> planned) {
+  @Nullable Due next(PolicyRegistry.LoadedPolicy loaded, Instant now, Set<TableState> planned) {
     if (state.maintenanceRunning > 0) {
       return null;
     }
@@ -63,7 +67,7 @@ final class MaintenanceDispatcher {
       if (operation != null) {
         table.maintenanceRunning = operation;
         state.maintenanceRunning++;
-        return table;
+        return new Due(table, operation);
       }
     }
     return null;
@@ -73,12 +77,12 @@ final class MaintenanceDispatcher {
    * Runs the table's due maintenance operation (not under the lock) and records it; runs that
    * changed nothing are not recorded in the process history (they would flood it).
    */
-  void run(TableState table) {
-    MaintenanceRunner.Operation operation;
+  void run(Due due) {
+    TableState table = due.table();
+    MaintenanceRunner.Operation operation = due.operation();
     List<TableState> sameCatalog;
     state.lock.lock();
     try {
-      operation = table.maintenanceRunning;
       sameCatalog =
           state.tables.values().stream()
               .filter(t -> t != table && t.catalog.equals(table.catalog))
@@ -133,7 +137,7 @@ final class MaintenanceDispatcher {
     }
   }
 
-  private static boolean changedSomething(Object report) {
+  private static boolean changedSomething(@Nullable Object report) {
     if (report instanceof SnapshotExpiryReport expiry) {
       return expiry.expiredCount() > 0;
     }
@@ -148,16 +152,18 @@ final class MaintenanceDispatcher {
   }
 
   /** A table's location, loaded once and cached; null when it cannot be loaded. */
-  private String location(TableState table) {
+  private @Nullable String location(TableState table) {
     String cached = table.location;
     if (cached != null) {
       return cached;
     }
     try {
-      table.location = catalogs.load(table.catalog, table.namespace, table.table).location();
+      String loaded = catalogs.load(table.catalog, table.namespace, table.table).location();
+      table.location = loaded;
+      return loaded;
     } catch (RuntimeException e) {
       LOG.debug("cannot load {} for its location", table.qualified(), e);
+      return null;
     }
-    return table.location;
   }
 }

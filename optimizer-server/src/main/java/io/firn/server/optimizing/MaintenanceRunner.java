@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.iceberg.Table;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,7 +62,7 @@ final class MaintenanceRunner {
    * @param message one line for the process history
    * @param report the operation's own report, or null when it threw
    */
-  record Outcome(ProcessStatus status, String message, Object report) {}
+  record Outcome(ProcessStatus status, String message, @Nullable Object report) {}
 
   private final ServerCatalogs catalogs;
   private final MaintenanceSettings settings;
@@ -99,7 +100,7 @@ final class MaintenanceRunner {
    *
    * @param lastRuns when each operation last ran on the table
    */
-  Operation due(
+  @Nullable Operation due(
       EffectivePolicy policy,
       WindowCalendar calendar,
       Instant now,
@@ -163,7 +164,8 @@ final class MaintenanceRunner {
             case DANGLING_DELETES -> dangling(table);
           };
     } catch (SharedTableLocationException e) {
-      outcome = new Outcome(ProcessStatus.FAILED, e.getMessage(), null);
+      // Its message says which tables share the location.
+      outcome = new Outcome(ProcessStatus.FAILED, String.valueOf(e.getMessage()), null);
     } catch (RuntimeException e) {
       LOG.warn("{}: {} failed", qualified, operation.label, e);
       outcome = new Outcome(ProcessStatus.FAILED, operation.label + " failed: " + e, null);

@@ -136,7 +136,12 @@ final class OptimizingMeters {
 
   /** A due table waited this round: window closed, group full or kind disabled. */
   void deferred(String reason) {
-    deferred.get(reason).increment();
+    Counter counter = deferred.get(reason);
+    if (counter == null) {
+      throw new IllegalArgumentException(
+          "no deferral reason '" + reason + "': one of " + deferred.keySet());
+    }
+    counter.increment();
   }
 
   /** Task attempts by result (succeeded, failed, expired, rejected, refused). */

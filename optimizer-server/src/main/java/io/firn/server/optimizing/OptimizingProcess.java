@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.Table;
+import org.jspecify.annotations.Nullable;
 
 /** A running process; fields guarded by the service lock. */
 final class OptimizingProcess {
@@ -52,7 +53,7 @@ final class OptimizingProcess {
       Table iceberg,
       OptimizingPlan plan,
       Instant created,
-      OptimizingType requested) {
+      @Nullable OptimizingType requested) {
     this.id = id;
     this.table = table;
     this.iceberg = iceberg;

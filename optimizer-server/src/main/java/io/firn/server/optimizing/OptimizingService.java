@@ -37,6 +37,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,6 +45,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.iceberg.Table;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,11 +92,12 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   private final WorkerEndpoint endpoint;
   private final MaintenanceDispatcher maintenance;
   private final TableHistory history;
-  private SchedulingRound round;
-  private ScheduledExecutorService ticker;
-  private ExecutorService planners;
-  private ExecutorService committers;
-  private ExecutorService maintainers;
+  // Made by start(); null before.
+  private @Nullable SchedulingRound round;
+  private @Nullable ScheduledExecutorService ticker;
+  private @Nullable ExecutorService planners;
+  private @Nullable ExecutorService committers;
+  private @Nullable ExecutorService maintainers;
 
   public OptimizingService(
       ServerCatalogs catalogs,
@@ -157,15 +160,22 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
           failed);
     }
     OptimizingConfiguration config = state.config;
-    planners = Executors.newFixedThreadPool(config.getPlanningThreads(), daemon("firn-planner"));
-    committers = Executors.newFixedThreadPool(2, daemon("firn-committer"));
-    maintainers = Executors.newSingleThreadExecutor(daemon("firn-maintenance"));
+    ExecutorService planners =
+        Executors.newFixedThreadPool(config.getPlanningThreads(), daemon("firn-planner"));
+    ExecutorService committers = Executors.newFixedThreadPool(2, daemon("firn-committer"));
+    ExecutorService maintainers = Executors.newSingleThreadExecutor(daemon("firn-maintenance"));
     committer.start(committers);
-    round =
+    SchedulingRound round =
         new SchedulingRound(state, meters, endpoint, planner, maintenance, planners, maintainers);
     endpoint.open(true);
-    ticker = Executors.newSingleThreadScheduledExecutor(daemon("firn-optimizing-ticker"));
+    ScheduledExecutorService ticker =
+        Executors.newSingleThreadScheduledExecutor(daemon("firn-optimizing-ticker"));
     ticker.scheduleWithFixedDelay(round::runLogged, 200, 500, TimeUnit.MILLISECONDS);
+    this.planners = planners;
+    this.committers = committers;
+    this.maintainers = maintainers;
+    this.round = round;
+    this.ticker = ticker;
   }
 
   @Override
@@ -266,28 +276,29 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     }
   }
 
-  /** One table, or null. */
-  public TableStateRecord table(String catalog, String namespace, String table) {
+  /** One table; empty when it is not watched. */
+  public Optional<TableStateRecord> table(String catalog, String namespace, String table) {
     state.lock.lock();
     try {
       TableState found = state.tables.get(catalog + "." + namespace + "." + table);
-      return found == null ? null : found.record();
+      return found == null ? Optional.empty() : Optional.of(found.record());
     } finally {
       state.lock.unlock();
     }
   }
 
   /**
-   * The table's recent evaluations, oldest first (in memory, bounded: {@link TableHistory}); null
-   * when none are kept for it.
+   * The table's recent evaluations, oldest first (in memory, bounded: {@link TableHistory}); empty
+   * when none are kept for it (the table is known, but other tables took every place).
    *
    * @throws UnknownTableException when the table is not watched
    */
-  public List<TableHistory.Point> history(String catalog, String namespace, String table) {
+  public Optional<List<TableHistory.Point>> history(
+      String catalog, String namespace, String table) {
     state.lock.lock();
     try {
       TableState known = known(catalog, namespace, table);
-      return history.of(known.qualified());
+      return Optional.ofNullable(history.of(known.qualified()));
     } finally {
       state.lock.unlock();
     }
@@ -373,7 +384,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
    * @param type a type to force, or null to let the policy decide
    */
   public OptimizingPlan preview(
-      String catalog, String namespace, String table, OptimizingType type) {
+      String catalog, String namespace, String table, @Nullable OptimizingType type) {
     Table loaded = catalogs.load(catalog, namespace, table);
     OptimizingPolicy thresholds =
         state.policies.get().policy().resolve(catalog + "." + namespace + "." + table).thresholds();
@@ -563,7 +574,11 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
 
   /** One scheduling round ({@link SchedulingRound#run()}); public for tests. */
   public void tick() {
-    round.run();
+    SchedulingRound started = round;
+    if (started == null) {
+      throw new IllegalStateException("the optimizing service has not started: no round to run");
+    }
+    started.run();
   }
 
   private static ThreadFactory daemon(String name) {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import org.apache.iceberg.Table;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +30,8 @@ final class ProcessCommitter {
 
   private final OptimizingState state;
   private final OptimizingMeters meters;
-  private ExecutorService committers;
+  // Given by start(); processes exist only after it.
+  private @Nullable ExecutorService committers;
 
   ProcessCommitter(OptimizingState state, OptimizingMeters meters) {
     this.state = state;
@@ -40,13 +42,22 @@ final class ProcessCommitter {
     this.committers = committers;
   }
 
+  /** Runs work on a committer thread. */
+  private void onCommitter(Runnable work) {
+    ExecutorService started = committers;
+    if (started == null) {
+      throw new IllegalStateException("the process committer has not started: no thread to commit");
+    }
+    started.execute(work);
+  }
+
   /** Queues a commit round for the process unless one is queued or running. Under the lock. */
   void schedule(OptimizingProcess process) {
     if (process.commitScheduled) {
       return;
     }
     process.commitScheduled = true;
-    committers.execute(() -> commitRound(process));
+    onCommitter(() -> commitRound(process));
   }
 
   /**
@@ -215,10 +226,10 @@ final class ProcessCommitter {
     state.store.saveTasks(records);
     if (!orphaned.isEmpty()) {
       Table table = process.iceberg;
-      committers.execute(() -> Committer.deleteOutputs(table, orphaned));
+      onCommitter(() -> Committer.deleteOutputs(table, orphaned));
     }
     if (process.allGroupsFinished()) {
-      committers.execute(() -> finish(process));
+      onCommitter(() -> finish(process));
     }
   }
 
@@ -354,7 +365,7 @@ final class ProcessCommitter {
     end(process, ProcessStatus.CANCELLED, why);
     if (!uncommitted.isEmpty()) {
       Table table = process.iceberg;
-      committers.execute(() -> Committer.deleteOutputs(table, uncommitted));
+      onCommitter(() -> Committer.deleteOutputs(table, uncommitted));
     }
   }
 }

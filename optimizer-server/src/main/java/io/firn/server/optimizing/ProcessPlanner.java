@@ -77,7 +77,8 @@ final class ProcessPlanner {
         plan = sizeToWindows(table, plan, decision.closesAt(), now);
       }
     } catch (UnsupportedTableException e) {
-      planningFailed(table, e.getMessage(), true);
+      // Core's message names the table and its format version.
+      planningFailed(table, String.valueOf(e.getMessage()), true);
       return;
     } catch (RuntimeException e) {
       LOG.warn("{}: planning failed: {}", table.qualified(), e.toString());
@@ -100,7 +101,8 @@ final class ProcessPlanner {
       table.requestedType = null;
       if (process == null) {
         table.needsPlan = false;
-        table.reason = plan.note() == null || plan.note().isEmpty() ? "nothing due" : plan.note();
+        String note = plan.note();
+        table.reason = note == null || note.isEmpty() ? "nothing due" : note;
         table.dueSince = null;
         state.move(table, TableStatus.IDLE);
         state.save(table);

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which due tables start planning now, and why the others wait: a pure function of a snapshot of
@@ -35,8 +36,14 @@ final class Scheduler {
 
   private Scheduler() {}
 
-  /** What the scheduler needs of a due table. */
-  record Due(String table, int health, Instant dueSince, OptimizingType requested) {}
+  /**
+   * What the scheduler needs of a due table.
+   *
+   * @param dueSince since when it is due; null when not known (it then counts as just due)
+   * @param requested the type an operator asked for; null when the triggers decide
+   */
+  record Due(
+      String table, int health, @Nullable Instant dueSince, @Nullable OptimizingType requested) {}
 
   /**
    * What the policy says about a due table now.
@@ -63,7 +70,8 @@ final class Scheduler {
    *
    * @param deferred the counted reason of a wait (window, disabled, group), null for a full server
    */
-  record Choice(Due table, Scheduling scheduling, String waiting, String deferred) {
+  record Choice(
+      Due table, Scheduling scheduling, @Nullable String waiting, @Nullable String deferred) {
     boolean starts() {
       return waiting == null;
     }
@@ -102,10 +110,9 @@ final class Scheduler {
         windowWhy = decision instanceof PolicyDecisions.WindowClosed;
       }
     }
+    Instant dueSince = table.dueSince();
     double waitedHours =
-        table.dueSince() == null
-            ? 0
-            : Math.max(0, Duration.between(table.dueSince(), now).toMinutes()) / 60.0;
+        dueSince == null ? 0 : Math.max(0, Duration.between(dueSince, now).toMinutes()) / 60.0;
     double score = (effective.priority() + 1.0) * (101 - table.health()) * (1 + waitedHours);
     return new Scheduling(
         effective,
@@ -133,15 +140,16 @@ final class Scheduler {
       Map<String, Integer> groupLoad,
       int running,
       int maxProcesses) {
-    List<Due> due = new ArrayList<>(scheduling.keySet());
+    List<Map.Entry<Due, Scheduling>> due = new ArrayList<>(scheduling.entrySet());
     due.sort(
-        Comparator.comparingDouble((Due t) -> -scheduling.get(t).score())
-            .thenComparing(Due::table));
+        Comparator.comparingDouble((Map.Entry<Due, Scheduling> e) -> -e.getValue().score())
+            .thenComparing(e -> e.getKey().table()));
     Map<String, Integer> load = new HashMap<>(groupLoad);
     int free = freeSlots;
     List<Choice> choices = new ArrayList<>();
-    for (Due table : due) {
-      Scheduling decision = scheduling.get(table);
+    for (Map.Entry<Due, Scheduling> entry : due) {
+      Due table = entry.getKey();
+      Scheduling decision = entry.getValue();
       String group = decision.group().name();
       if (decision.allowed().isEmpty() && table.requested() == null) {
         choices.add(

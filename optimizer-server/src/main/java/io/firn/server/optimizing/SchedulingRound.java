@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +61,7 @@ final class SchedulingRound {
    */
   void run() {
     Map<TableState, Scheduler.Scheduling> chosen = new LinkedHashMap<>();
-    TableState maintain = null;
+    MaintenanceDispatcher.Due maintain = null;
     state.lock.lock();
     try {
       Instant now = state.clock.instant();
@@ -90,11 +91,16 @@ final class SchedulingRound {
       for (Scheduler.Choice choice :
           Scheduler.choose(scheduling, max - running - state.planning, groupLoad(), running, max)) {
         TableState table = due.get(choice.table());
-        if (choice.starts()) {
+        if (table == null) {
+          throw new IllegalStateException(
+              "the scheduler chose " + choice.table().table() + ", which is not due");
+        }
+        String waiting = choice.waiting();
+        if (waiting == null) {
           start(table, choice.scheduling());
           chosen.put(table, choice.scheduling());
         } else {
-          wait(table, choice);
+          wait(table, waiting, choice.deferred());
         }
       }
       maintain = maintenance.next(loaded, now, chosen.keySet());
@@ -102,8 +108,8 @@ final class SchedulingRound {
       state.lock.unlock();
     }
     if (maintain != null) {
-      TableState table = maintain;
-      maintainers.execute(() -> maintenance.run(table));
+      MaintenanceDispatcher.Due due = maintain;
+      maintainers.execute(() -> maintenance.run(due));
     }
     for (Map.Entry<TableState, Scheduler.Scheduling> entry : chosen.entrySet()) {
       TableState table = entry.getKey();
@@ -150,13 +156,17 @@ final class SchedulingRound {
     state.save(table);
   }
 
-  /** A due table waits, with the reason shown. Under the lock. */
-  private void wait(TableState table, Scheduler.Choice choice) {
-    if (choice.deferred() != null) {
-      meters.deferred(choice.deferred());
+  /**
+   * A due table waits, with the reason shown. Under the lock.
+   *
+   * @param deferred the counted reason ({@link Scheduler.Choice#deferred()}); null for none
+   */
+  private void wait(TableState table, String waiting, @Nullable String deferred) {
+    if (deferred != null) {
+      meters.deferred(deferred);
     }
-    boolean changed = !choice.waiting().equals(table.waitingFor);
-    table.waitingFor = choice.waiting();
+    boolean changed = !waiting.equals(table.waitingFor);
+    table.waitingFor = waiting;
     if (table.status != TableStatus.PENDING || changed) {
       state.move(table, TableStatus.PENDING);
       state.save(table);

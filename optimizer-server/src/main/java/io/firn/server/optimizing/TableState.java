@@ -11,33 +11,65 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
-/** A table's optimizing state; fields guarded by the service lock. */
+/**
+ * A table's optimizing state; fields guarded by the service lock. A {@code @Nullable} field is null
+ * while the table is not in the state it describes (its comment says which).
+ */
 final class TableState {
   final String catalog;
   final String namespace;
   final String table;
-  Long snapshotId;
+
+  /** Null while the table has no snapshot (or before its first evaluation). */
+  @Nullable Long snapshotId;
+
   volatile boolean needsPlan;
   String reason = "not evaluated yet";
   Instant evaluatedAt;
   TableStatus status = TableStatus.IDLE;
   Instant since;
   boolean paused;
-  String parkedReason;
-  Instant parkedUntil;
+
+  /** Why and until when the table is parked; null unless it is. */
+  @Nullable String parkedReason;
+
+  @Nullable Instant parkedUntil;
   int failures;
-  String lastProcessId;
-  volatile Instant dueSince;
-  Instant retryAfter;
-  String waitingFor;
-  OptimizingType requestedType;
-  OptimizingProcess process;
+
+  /** Null before the table's first process. */
+  @Nullable String lastProcessId;
+
+  /** Since when the table needs a plan; null while it does not. */
+  volatile @Nullable Instant dueSince;
+
+  /** No new plan before this (after a failure or a cancel); null when nothing holds it back. */
+  @Nullable Instant retryAfter;
+
+  /** Why a due table waits (shown as its reason while pending); null when it does not wait. */
+  @Nullable String waitingFor;
+
+  /** The type an operator asked for; null when the policy's triggers decide. */
+  @Nullable OptimizingType requestedType;
+
+  /** The running process; null when none runs. */
+  @Nullable OptimizingProcess process;
+
   volatile int health = 100;
-  String plannedGroup;
-  String rule;
-  volatile String location;
-  MaintenanceRunner.Operation maintenanceRunning;
+
+  /** The optimizer group of a table being planned; null when it is not planning. */
+  @Nullable String plannedGroup;
+
+  /** The policy rule that chose the last plan; null for the defaults or before planning. */
+  @Nullable String rule;
+
+  /** The table's location, loaded once for orphan cleanup; null until loaded. */
+  volatile @Nullable String location;
+
+  /** The maintenance operation running on the table; null when none runs. */
+  MaintenanceRunner.@Nullable Operation maintenanceRunning;
+
   final Map<MaintenanceRunner.Operation, Instant> lastMaintenance =
       new java.util.EnumMap<>(MaintenanceRunner.Operation.class);
   volatile long dataFiles;

@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The optimizing tasks waiting for a worker, and the attempts leased to workers: who may take which
@@ -44,7 +45,7 @@ final class TaskQueue {
    * @param groups the policy's groups; a group not listed has no capacity limit
    * @return null when no task may be taken now
    */
-  TaskState take(String workerGroup, Map<String, PolicyFile.Group> groups, Instant now) {
+  @Nullable TaskState take(String workerGroup, Map<String, PolicyFile.Group> groups, Instant now) {
     Map<String, Integer> leased = new HashMap<>();
     for (TaskState task : attempts.values()) {
       if (task.status == TaskStatus.LEASED) {
@@ -56,7 +57,8 @@ final class TaskQueue {
       if (!workerGroup.equals(ANY_GROUP) && !task.group.equals(workerGroup)) {
         continue;
       }
-      if (task.notBefore != null && task.notBefore.isAfter(now)) {
+      Instant notBefore = task.notBefore;
+      if (notBefore != null && notBefore.isAfter(now)) {
         continue;
       }
       PolicyFile.Group limits = groups.get(task.group);
@@ -76,24 +78,25 @@ final class TaskQueue {
    */
   String lease(TaskState task, String workerId, Instant now, Duration lease) {
     task.attempts++;
-    task.attemptId = task.process.id + "-t" + task.task.id() + "-a" + task.attempts;
+    String attemptId = task.process.id + "-t" + task.task.id() + "-a" + task.attempts;
+    task.attemptId = attemptId;
     task.workerId = workerId;
     task.status = TaskStatus.LEASED;
     task.leaseExpires = now.plus(lease);
     if (task.started == null) {
       task.started = now;
     }
-    attempts.put(task.attemptId, task);
-    return task.attemptId;
+    attempts.put(attemptId, task);
+    return attemptId;
   }
 
   /** The task of a live attempt, or null. */
-  TaskState live(String attemptId) {
+  @Nullable TaskState live(String attemptId) {
     return attempts.get(attemptId);
   }
 
   /** The task of a live or past attempt, or null. */
-  TaskState attempt(String attemptId) {
+  @Nullable TaskState attempt(String attemptId) {
     TaskState task = attempts.get(attemptId);
     return task != null ? task : pastAttempts.get(attemptId);
   }
@@ -101,8 +104,13 @@ final class TaskQueue {
   /** Leased attempts whose lease ran out before {@code now}. */
   List<TaskState> expired(Instant now) {
     return attempts.values().stream()
-        .filter(t -> t.status == TaskStatus.LEASED && t.leaseExpires.isBefore(now))
+        .filter(t -> t.status == TaskStatus.LEASED && isBefore(t.leaseExpires, now))
         .toList();
+  }
+
+  /** Whether a lease ended before {@code now}; a task that was never leased has no end. */
+  private static boolean isBefore(@Nullable Instant leaseExpires, Instant now) {
+    return leaseExpires != null && leaseExpires.isBefore(now);
   }
 
   /**
@@ -111,7 +119,7 @@ final class TaskQueue {
    *
    * @return the back-off of the retry, or null when the task gave up (its status is then FAILED)
    */
-  Duration attemptFailed(
+  @Nullable Duration attemptFailed(
       TaskState task, String message, int maxAttempts, Duration retryBackoff, Instant now) {
     attempts.remove(task.attemptId);
     pastAttempts.put(task.attemptId, task);

@@ -8,6 +8,7 @@ import io.firn.core.commit.TaskResult;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.protocol.TaskAssignment;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /** One task and its current attempt; fields guarded by the service lock. */
 final class TaskState {
@@ -17,14 +18,26 @@ final class TaskState {
   final String group;
   TaskStatus status = TaskStatus.PENDING;
   int attempts;
-  String attemptId;
-  String workerId;
-  Instant leaseExpires;
-  Instant notBefore;
-  Instant started;
-  Instant finished;
+
+  /** The current (or last) attempt and the worker it is leased to; null before the first lease. */
+  @Nullable String attemptId;
+
+  @Nullable String workerId;
+
+  /** When the current lease runs out; null before the first lease. */
+  @Nullable Instant leaseExpires;
+
+  /** A retried task waits until then; null before its first failure. */
+  @Nullable Instant notBefore;
+
+  /** When the first attempt started and when the task ended; null before. */
+  @Nullable Instant started;
+
+  @Nullable Instant finished;
   String message = "waiting for a worker";
-  TaskResult result;
+
+  /** The checked result of the succeeded attempt; null before it succeeded. */
+  @Nullable TaskResult result;
 
   TaskState(OptimizingProcess process, RewriteTask task, TaskAssignment assignment, String group) {
     this.process = process;

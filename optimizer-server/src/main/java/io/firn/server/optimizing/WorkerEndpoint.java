@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.FileIO;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -148,11 +149,11 @@ final class WorkerEndpoint implements WorkerProtocol {
   }
 
   private TaskAssignment lease(TaskState task, WorkerState worker) {
-    String attemptId =
-        state.queue.lease(
-            task, worker.id, state.clock.instant(), state.config.getLease().toJavaDuration());
+    Instant now = state.clock.instant();
+    Duration lease = state.config.getLease().toJavaDuration();
+    String attemptId = state.queue.lease(task, worker.id, now, lease);
     state.store.saveTasks(List.of(task.record()));
-    return task.assignment.withLease(attemptId, task.leaseExpires.toEpochMilli());
+    return task.assignment.withLease(attemptId, now.plus(lease).toEpochMilli());
   }
 
   @Override
@@ -187,14 +188,19 @@ final class WorkerEndpoint implements WorkerProtocol {
     state.lock.lock();
     try {
       worker = worker(request.workerId(), request.workerSecret(), "complete");
-      task = state.queue.attempt(request.attemptId());
+      TaskState known = state.queue.attempt(request.attemptId());
+      if (known == null) {
+        String unknown = unknown(request.attemptId());
+        meters.tasks("rejected").increment();
+        LOG.info("rejected the completion of {}: {}", request.attemptId(), unknown);
+        return Ack.rejected(unknown);
+      }
+      task = known;
       String foreign = foreignLease(task, worker, request.attemptId(), "complete");
       if (foreign != null) {
         return Ack.rejected(foreign);
       }
-      if (task != null
-          && task.status == TaskStatus.SUCCEEDED
-          && request.attemptId().equals(task.attemptId)) {
+      if (task.status == TaskStatus.SUCCEEDED && request.attemptId().equals(task.attemptId)) {
         return Ack.ok(); // a retried completion whose first answer was lost
       }
       String stale = staleness(task, request.attemptId());
@@ -214,10 +220,10 @@ final class WorkerEndpoint implements WorkerProtocol {
       fail(
           new FailRequest(
               VERSION,
-              request.workerId(),
-              request.workerSecret(),
+              worker.id,
+              worker.secret,
               request.attemptId(),
-              e.getMessage()));
+              String.valueOf(e.getMessage())));
       throw e;
     }
     // Checked against the lease and the table, outside the lock: it reads files.
@@ -262,6 +268,9 @@ final class WorkerEndpoint implements WorkerProtocol {
     try {
       WorkerState worker = worker(request.workerId(), request.workerSecret(), "fail");
       TaskState task = state.queue.attempt(request.attemptId());
+      if (task == null) {
+        return Ack.rejected(unknown(request.attemptId()));
+      }
       String foreign = foreignLease(task, worker, request.attemptId(), "fail");
       if (foreign != null) {
         return Ack.rejected(foreign);
@@ -340,7 +349,8 @@ final class WorkerEndpoint implements WorkerProtocol {
    * Null when a handed-in result matches its lease and the table ({@link ResultCheck}); else why it
    * is refused, after deleting the files of it that are the attempt's own. Not under the lock.
    */
-  private String check(TaskState task, WorkerState worker, String attemptId, TaskResult result) {
+  private @Nullable String check(
+      TaskState task, WorkerState worker, String attemptId, TaskResult result) {
     Table table = task.process.iceberg;
     try {
       ResultCheck.verify(table, task.task, attemptId, result, task.assignment.bloomThreshold());
@@ -383,8 +393,12 @@ final class WorkerEndpoint implements WorkerProtocol {
     }
   }
 
-  /** The sender of a message, proven by its secret; a refusal is counted. Under the lock. */
-  private WorkerState worker(String workerId, String secret, String call) {
+  /**
+   * The sender of a message, proven by its secret; a refusal is counted. Under the lock. The id and
+   * secret are what the message's JSON held: null when a client left them out, whatever the
+   * protocol record's types say.
+   */
+  private WorkerState worker(@Nullable String workerId, @Nullable String secret, String call) {
     try {
       return state.workers.authenticated(workerId, secret, call);
     } catch (WorkerRefusedException e) {
@@ -394,11 +408,12 @@ final class WorkerEndpoint implements WorkerProtocol {
   }
 
   /**
-   * Null when {@code attemptId} is unknown or leased to {@code worker}; else why a worker may not
-   * act on another worker's lease. Under the lock.
+   * Null when {@code attemptId} is not the task's current attempt or is leased to {@code worker};
+   * else why a worker may not act on another worker's lease. Under the lock.
    */
-  private String foreignLease(TaskState task, WorkerState worker, String attemptId, String call) {
-    if (task == null || !attemptId.equals(task.attemptId) || worker.id.equals(task.workerId)) {
+  private @Nullable String foreignLease(
+      TaskState task, WorkerState worker, String attemptId, String call) {
+    if (!attemptId.equals(task.attemptId) || worker.id.equals(task.workerId)) {
       return null;
     }
     meters.tasks("refused").increment();
@@ -414,11 +429,13 @@ final class WorkerEndpoint implements WorkerProtocol {
     return "attempt " + attemptId + " is not leased to worker " + worker.id;
   }
 
+  /** Why a message names an attempt the server does not know. */
+  private static String unknown(String attemptId) {
+    return "attempt " + attemptId + " is unknown (stale, or the server restarted)";
+  }
+
   /** Null when {@code attemptId} is the live lease of {@code task}, else why not. */
-  private static String staleness(TaskState task, String attemptId) {
-    if (task == null) {
-      return "attempt " + attemptId + " is unknown (stale, or the server restarted)";
-    }
+  private static @Nullable String staleness(TaskState task, String attemptId) {
     if (!attemptId.equals(task.attemptId)) {
       return "attempt " + attemptId + " is stale: the task was leased again as " + task.attemptId;
     }

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
+import org.jspecify.annotations.Nullable;
 
 /** What a worker may register as, and the secret that proves later messages come from it. */
 final class WorkerLimits {
@@ -45,13 +46,13 @@ final class WorkerLimits {
   }
 
   /** Constant-time comparison; a missing secret never matches. */
-  static boolean sameSecret(String expected, String given) {
+  static boolean sameSecret(String expected, @Nullable String given) {
     return given != null
         && MessageDigest.isEqual(
             expected.getBytes(StandardCharsets.UTF_8), given.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static void text(String field, String value, boolean required) {
+  private static void text(String field, @Nullable String value, boolean required) {
     if (value == null || value.isBlank()) {
       if (required) {
         throw new ProtocolException("register: " + field + " is missing");

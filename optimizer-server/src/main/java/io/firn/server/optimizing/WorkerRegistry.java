@@ -12,6 +12,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +29,8 @@ final class WorkerRegistry {
     workers.put(worker.id, worker);
   }
 
-  /** A registered worker, or null. */
-  WorkerState get(String workerId) {
+  /** A registered worker, or null (also for a message that names none). */
+  @Nullable WorkerState get(@Nullable String workerId) {
     return workerId == null ? null : workers.get(workerId);
   }
 
@@ -39,7 +40,7 @@ final class WorkerRegistry {
    * @throws UnknownWorkerException when no such worker is registered (it registers again)
    * @throws WorkerRefusedException when the secret does not match: a forged message
    */
-  WorkerState authenticated(String workerId, String secret, String call) {
+  WorkerState authenticated(@Nullable String workerId, @Nullable String secret, String call) {
     WorkerState worker = get(workerId);
     if (worker == null) {
       throw new UnknownWorkerException(String.valueOf(workerId));

@@ -188,7 +188,7 @@ final class ServiceHarness implements AutoCloseable {
   }
 
   TableStateRecord state(String name) {
-    return service.table("lake", "db", name);
+    return service.table("lake", "db", name).orElseThrow();
   }
 
   ProcessRecord lastProcess(String name) {

@@ -9,6 +9,7 @@ import java.util.List;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.types.Types;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Extracts equality keys from records as plain Java values with value equality: the value itself
@@ -52,13 +53,14 @@ final class Keys {
   }
 
   /** The raw value of a one-column key (null stays null). */
-  Object value(StructLike row) {
+  @Nullable Object value(StructLike row) {
     return row.get(positions[0], Object.class);
   }
 
   Object key(StructLike row) {
     if (positions.length == 1) {
-      return normalise(row.get(positions[0], Object.class));
+      Object value = normalise(row.get(positions[0], Object.class));
+      return value == null ? NULL : value;
     }
     Object[] values = new Object[positions.length];
     for (int i = 0; i < positions.length; i++) {
@@ -67,9 +69,10 @@ final class Keys {
     return Arrays.asList(values);
   }
 
-  private Object normalise(Object value) {
+  /** Null stays null: a one-column key stands for it by {@code NULL}, a list holds it. */
+  private static @Nullable Object normalise(@Nullable Object value) {
     if (value == null) {
-      return positions.length == 1 ? NULL : null;
+      return null;
     }
     if (value instanceof Integer i) {
       // Same key and hash as the long the primitive map stores (ints are promotable to longs).

@@ -38,6 +38,7 @@ import org.apache.iceberg.orc.OrcMetrics;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Comparators;
 import org.apache.iceberg.types.TypeUtil;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks what a worker handed in against what it was leased, never trusting the worker (ADR 0017):
@@ -74,17 +75,18 @@ public final class ResultCheck {
     FileFormat format = RewriteExecutor.dataFormat(table);
     long inputRows = task.rewrite().stream().mapToLong(DataFileEntry::recordCount).sum();
     if (result.rowsRead() != inputRows) {
-      refuse(
+      throw refused(
           "it read %d rows, but the task's %d input file(s) hold %d",
           result.rowsRead(), task.rewrite().size(), inputRows);
     }
     if (task.rewrite().isEmpty() && !result.dataFiles().isEmpty()) {
-      refuse("it wrote %d data file(s) for a task that rewrites none", result.dataFiles().size());
+      throw refused(
+          "it wrote %d data file(s) for a task that rewrites none", result.dataFiles().size());
     }
     long written = 0;
     for (DataFile file : result.dataFiles()) {
       if (file.content() != FileContent.DATA) {
-        refuse("%s is listed as a data file but holds %s", file.location(), file.content());
+        throw refused("%s is listed as a data file but holds %s", file.location(), file.content());
       }
       DataFileEntry first = task.rewrite().get(0);
       ownFile(table, io, file, attemptId, format, first.file().specId(), first.file().partition());
@@ -109,7 +111,7 @@ public final class ResultCheck {
     if (written != live
         || result.rowsWritten() != live
         || result.rowsDeleted() != inputRows - live) {
-      refuse(
+      throw refused(
           "its files hold %d rows (it reports %d written, %d deleted), but the task's inputs have"
               + " %d live rows of %d",
           written, result.rowsWritten(), result.rowsDeleted(), live, inputRows);
@@ -121,31 +123,33 @@ public final class ResultCheck {
     long positions = 0;
     for (DeleteFile file : result.positionDeletes()) {
       if (file.content() != FileContent.POSITION_DELETES) {
-        refuse(
+        throw refused(
             "%s is listed as a position-delete file but holds %s", file.location(), file.content());
       }
       // Where it is first: a path the attempt may not have written is never opened.
       String problem = locationProblem(table, file.location(), attemptId);
       if (problem != null) {
-        refuse("file %s %s", file.location(), problem);
+        throw refused("file %s %s", file.location(), problem);
       }
-      Map<String, List<Long>> rows = positionRows(io, file);
-      if (rows.size() != 1 || !converted.containsKey(rows.keySet().iterator().next())) {
-        refuse(
+      Map<String, List<@Nullable Long>> rows = positionRows(io, file);
+      Map.Entry<String, List<@Nullable Long>> named =
+          rows.size() == 1 ? rows.entrySet().iterator().next() : null;
+      DataFileEntry entry = named == null ? null : converted.get(named.getKey());
+      if (named == null || entry == null) {
+        throw refused(
             "position-delete file %s names %s, not one data file the task converts",
             file.location(), rows.keySet());
       }
-      String path = rows.keySet().iterator().next();
-      DataFileEntry entry = converted.get(path);
+      String path = named.getKey();
       if (!covered.add(path)) {
-        refuse("two position-delete files name %s", path);
+        throw refused("two position-delete files name %s", path);
       }
       ownFile(table, io, file, attemptId, format, entry.file().specId(), entry.file().partition());
-      long[] got = rows.get(path).stream().mapToLong(Long::longValue).sorted().toArray();
+      long[] got = positions(file, named.getValue());
       long[] expected =
           RewriteExecutor.deletedPositions(io, table, entry, deletes, keySchema, keys);
       if (!Arrays.equals(got, expected)) {
-        refuse(
+        throw refused(
             "position-delete file %s deletes %d position(s) of %s, its deletes remove %d"
                 + " (or other ones)",
             file.location(), got.length, path, expected.length);
@@ -156,13 +160,13 @@ public final class ResultCheck {
       if (!covered.contains(entry.path())
           && RewriteExecutor.deletedPositions(io, table, entry, deletes, keySchema, keys).length
               > 0) {
-        refuse(
+        throw refused(
             "no position-delete file for converted file %s, whose deletes remove rows",
             entry.path());
       }
     }
     if (result.positionsWritten() != positions) {
-      refuse(
+      throw refused(
           "it reports %d positions written, its files hold %d",
           result.positionsWritten(), positions);
     }
@@ -176,7 +180,8 @@ public final class ResultCheck {
     return locationProblem(table, location, attemptId) == null;
   }
 
-  private static String locationProblem(Table table, String location, String attemptId) {
+  private static @Nullable String locationProblem(
+      Table table, @Nullable String location, String attemptId) {
     String root = dataLocation(table);
     if (location == null || !location.startsWith(root + "/")) {
       return "is not under the table's data location " + root;
@@ -211,7 +216,7 @@ public final class ResultCheck {
     RewriteExecutor.scanFile(
         io,
         keySchema,
-        table.specs().get(entry.file().specId()),
+        RewriteExecutor.spec(table, entry.file().specId()),
         entry,
         deletes,
         keys,
@@ -233,19 +238,19 @@ public final class ResultCheck {
       StructLike partition) {
     String problem = locationProblem(table, file.location(), attemptId);
     if (problem != null) {
-      refuse("file %s %s", file.location(), problem);
+      throw refused("file %s %s", file.location(), problem);
     }
     if (file.format() != format
         || !file.location()
             .toLowerCase(Locale.ROOT)
             .endsWith("." + format.name().toLowerCase(Locale.ROOT))) {
-      refuse("file %s is %s, the table writes %s", file.location(), file.format(), format);
+      throw refused("file %s is %s, the table writes %s", file.location(), file.format(), format);
     }
-    PartitionSpec spec = table.specs().get(specId);
+    PartitionSpec spec = RewriteExecutor.spec(table, specId);
     if (file.specId() != specId
         || file.partition() == null
         || Comparators.forType(spec.partitionType()).compare(file.partition(), partition) != 0) {
-      refuse(
+      throw refused(
           "file %s is of spec %d partition %s, the task's is spec %d partition %s",
           file.location(),
           file.specId(),
@@ -255,10 +260,10 @@ public final class ResultCheck {
     }
     InputFile in = io.newInputFile(file.location());
     if (!in.exists()) {
-      refuse("file %s does not exist", file.location());
+      throw refused("file %s does not exist", file.location());
     }
     if (in.getLength() != file.fileSizeInBytes()) {
-      refuse(
+      throw refused(
           "file %s has %d bytes, it was reported with %d",
           file.location(), in.getLength(), file.fileSizeInBytes());
     }
@@ -273,18 +278,32 @@ public final class ResultCheck {
             default -> -1;
           };
     } catch (RuntimeException e) {
-      refuse("file %s cannot be read as %s: %s", file.location(), format, e.getMessage());
-      return;
+      throw refused("file %s cannot be read as %s: %s", file.location(), format, e.getMessage());
     }
     if (rows != file.recordCount()) {
-      refuse(
+      throw refused(
           "file %s holds %d rows, it was reported with %d",
           file.location(), rows, file.recordCount());
     }
   }
 
-  private static Map<String, List<Long>> positionRows(FileIO io, DeleteFile file) {
-    Map<String, List<Long>> rows = new HashMap<>();
+  /** The positions of a position-delete file, sorted; a row without one is refused. */
+  private static long[] positions(DeleteFile file, List<@Nullable Long> rows) {
+    long[] positions = new long[rows.size()];
+    for (int i = 0; i < positions.length; i++) {
+      Long position = rows.get(i);
+      if (position == null) {
+        throw refused("position-delete file %s has a row without a position", file.location());
+      }
+      positions[i] = position;
+    }
+    Arrays.sort(positions);
+    return positions;
+  }
+
+  /** The rows of a position-delete file by the data file they name (null when a row names none). */
+  private static Map<String, List<@Nullable Long>> positionRows(FileIO io, DeleteFile file) {
+    Map<String, List<@Nullable Long>> rows = new HashMap<>();
     try (CloseableIterable<Record> records =
         Readers.open(io, file, TaskDeletes.PATH_POS, Map.of())) {
       for (Record row : records) {
@@ -293,7 +312,7 @@ public final class ResultCheck {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read position-delete file " + file.location(), e);
     } catch (RuntimeException e) {
-      refuse("position-delete file %s cannot be read: %s", file.location(), e.getMessage());
+      throw refused("position-delete file %s cannot be read: %s", file.location(), e.getMessage());
     }
     return rows;
   }
@@ -309,7 +328,7 @@ public final class ResultCheck {
     return root;
   }
 
-  private static void refuse(String format, Object... args) {
-    throw new RefusedException(String.format(Locale.ROOT, format, args));
+  private static RefusedException refused(String format, @Nullable Object... args) {
+    return new RefusedException(String.format(Locale.ROOT, format, args));
   }
 }

@@ -125,7 +125,7 @@ public final class RewriteExecutor {
     FileIO io = DataFileIO.of(table.io());
     Schema schema = table.schema();
     DataFileEntry first = task.rewrite().get(0);
-    PartitionSpec spec = table.specs().get(first.file().specId());
+    PartitionSpec spec = spec(table, first.file().specId());
     StructLike partition = first.file().partition();
     GenericFileWriterFactory writers =
         new GenericFileWriterFactory.Builder(table)
@@ -278,7 +278,7 @@ public final class RewriteExecutor {
       scanFile(
           io,
           keySchema,
-          table.specs().get(entry.file().specId()),
+          spec(table, entry.file().specId()),
           entry,
           deletes,
           keys,
@@ -362,6 +362,25 @@ public final class RewriteExecutor {
             .properties()
             .getOrDefault(
                 TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT));
+  }
+
+  /**
+   * The table's spec a task's file names; a spec the table's metadata lacks is a corrupt table (or
+   * a task of another table), reported as such rather than as a NullPointerException further on.
+   */
+  public static PartitionSpec spec(Table table, int specId) {
+    PartitionSpec spec = table.specs().get(specId);
+    if (spec == null) {
+      throw new IllegalStateException(
+          "table "
+              + table.name()
+              + " has no partition spec "
+              + specId
+              + " (it has "
+              + table.specs().keySet()
+              + "), yet a file of the task names it");
+    }
+    return spec;
   }
 
   static void deleteQuietly(FileIO io, String location) {

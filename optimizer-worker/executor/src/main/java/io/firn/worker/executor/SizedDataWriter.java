@@ -19,6 +19,7 @@ import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes one task's rows into data files of one partition that land within [minTargetSize,
@@ -50,8 +51,9 @@ final class SizedDataWriter implements Closeable {
   private final double inputBytesPerRow;
   private final List<DataFile> written = new ArrayList<>();
 
-  private DataWriter<Record> current;
-  private String currentLocation;
+  // The file being written and its location; null between files.
+  private @Nullable DataWriter<Record> current;
+  private @Nullable String currentLocation;
   private long rowsInFile;
   private long rowsForFile;
   private long rowsRead;
@@ -92,22 +94,26 @@ final class SizedDataWriter implements Closeable {
    * @throws UncheckedIOException when a file cannot be written or closed
    */
   void write(Record row) {
-    if (current == null) {
+    DataWriter<Record> writer = current;
+    String location = currentLocation;
+    if (writer == null || location == null) {
       EncryptedOutputFile file = files.newOutputFile(spec, partition);
-      currentLocation = file.encryptingOutputFile().location();
-      current = writers.newDataWriter(file, spec, partition);
+      location = file.encryptingOutputFile().location();
+      writer = writers.newDataWriter(file, spec, partition);
+      currentLocation = location;
+      current = writer;
       rowsInFile = 0;
       rowsForFile = rowsForNextFile();
     }
-    current.write(row);
+    writer.write(row);
     rowsRead++;
     rowsInFile++;
     rowsWritten++;
     if (rowsInFile >= rowsForFile) {
       try {
-        closeCurrent();
+        closeCurrent(writer);
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot close data file " + currentLocation, e);
+        throw new UncheckedIOException("cannot close data file " + location, e);
       }
     }
   }
@@ -128,10 +134,10 @@ final class SizedDataWriter implements Closeable {
     return count <= 1 ? Long.MAX_VALUE : (remainingRows + count - 1) / count;
   }
 
-  private void closeCurrent() throws IOException {
-    DataWriter<Record> closing = current;
+  private void closeCurrent(DataWriter<Record> closing) throws IOException {
     closing.close();
     current = null;
+    currentLocation = null;
     DataFile file = closing.toDataFile();
     written.add(file);
     closedBytes += file.fileSizeInBytes();
@@ -140,21 +146,27 @@ final class SizedDataWriter implements Closeable {
 
   @Override
   public void close() throws IOException {
-    if (current != null) {
-      closeCurrent();
+    DataWriter<Record> open = current;
+    if (open != null) {
+      closeCurrent(open);
     }
   }
 
   /** After a failure: closes the open file and deletes every file this writer wrote. */
   void abort(FileIO io) {
-    if (current != null) {
+    DataWriter<Record> open = current;
+    String location = currentLocation;
+    if (open != null) {
       try {
-        current.close();
+        open.close();
       } catch (IOException | RuntimeException ignored) {
         // Aborting after a failure; the original error is reported.
       }
-      RewriteExecutor.deleteQuietly(io, currentLocation);
       current = null;
+    }
+    if (location != null) {
+      RewriteExecutor.deleteQuietly(io, location);
+      currentLocation = null;
     }
     for (DataFile file : written) {
       RewriteExecutor.deleteQuietly(io, file.location());

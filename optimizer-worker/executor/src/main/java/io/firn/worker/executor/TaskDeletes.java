@@ -26,6 +26,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
+import org.jspecify.annotations.Nullable;
 
 /**
  * All deletes of one task, each delete file read exactly once (Iceberg's generic reader re-reads
@@ -55,8 +56,14 @@ final class TaskDeletes {
   static final class EqualitySet {
     final List<Integer> fieldIds;
     final Schema keySchema;
-    private final LongSequenceMap longs;
-    private final Map<Object, Long> objects;
+
+    /**
+     * The keys of one integral column; null for any other key (then {@link #objects} holds them).
+     */
+    private final @Nullable LongSequenceMap longs;
+
+    /** The keys when they are not one integral column; empty otherwise. */
+    private final Map<Object, Long> objects = new HashMap<>();
 
     EqualitySet(List<Integer> fieldIds, Schema keySchema, long expectedKeys) {
       this.fieldIds = fieldIds;
@@ -66,7 +73,6 @@ final class TaskDeletes {
               && (keySchema.findType(fieldIds.get(0)).typeId() == Type.TypeID.LONG
                   || keySchema.findType(fieldIds.get(0)).typeId() == Type.TypeID.INTEGER);
       this.longs = integral ? new LongSequenceMap(expectedKeys) : null;
-      this.objects = integral ? null : new HashMap<>();
     }
 
     /** Records that the key of {@code row} (read with {@code keys}) is deleted at {@code seq}. */
@@ -163,7 +169,12 @@ final class TaskDeletes {
     for (DeleteFile delete : deletes.values()) {
       long seq = delete.dataSequenceNumber() == null ? 0 : delete.dataSequenceNumber();
       if (delete.content() == FileContent.EQUALITY_DELETES) {
-        EqualitySet set = sets.get(new ArrayList<>(new TreeSet<>(delete.equalityFieldIds())));
+        List<Integer> ids = new ArrayList<>(new TreeSet<>(delete.equalityFieldIds()));
+        EqualitySet set = sets.get(ids);
+        if (set == null) {
+          // The sets were made from these very files above.
+          throw new IllegalStateException("no equality set for field ids " + ids);
+        }
         KeyBloomFilter bloom = blooms.get(set.fieldIds);
         Keys keys = Keys.of(set.keySchema, set.fieldIds);
         try (CloseableIterable<Record> rows = Readers.open(io, delete, set.keySchema, Map.of())) {

@@ -4,6 +4,8 @@
  */
 package io.firn.worker.executor;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A task could not run: a file is missing or unreadable, or a check failed. The message names the
  * task, the partition and the file; nothing of the task was committed and its partial output was
@@ -12,7 +14,7 @@ package io.firn.worker.executor;
 public class TaskFailedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  public TaskFailedException(String message, Throwable cause) {
+  public TaskFailedException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 

@@ -29,6 +29,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The worker protocol over HTTP: {@code POST <server>/api/v1/worker/<message>} with a JSON body and
@@ -175,7 +176,7 @@ public final class HttpWorkerProtocol implements WorkerProtocol {
   }
 
   /** The leader's base URL from a redirect's {@code Location}, or null without one. */
-  private static URI leaderOf(URI uri, HttpResponse<String> response) {
+  private static @Nullable URI leaderOf(URI uri, HttpResponse<String> response) {
     String location = response.headers().firstValue("Location").orElse(null);
     if (location == null) {
       return null;

@@ -13,6 +13,7 @@ import io.firn.core.protocol.TaskCodec;
 import io.firn.core.protocol.TaskCounts;
 import io.firn.core.protocol.WireFile;
 import io.firn.core.protocol.WorkerProtocol;
+import io.firn.worker.executor.RewriteExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.ContentFile;
@@ -20,13 +21,18 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
+import org.jspecify.annotations.Nullable;
 
 /** {@link TaskResult} to {@link CompleteRequest} and back. Stateless. */
 public final class ResultCodec {
   private ResultCodec() {}
 
   public static CompleteRequest encode(
-      String workerId, String workerSecret, String attemptId, Table table, TaskResult result) {
+      String workerId,
+      @Nullable String workerSecret,
+      String attemptId,
+      Table table,
+      TaskResult result) {
     List<WireFile> data = new ArrayList<>();
     for (DataFile file : result.dataFiles()) {
       data.add(FileCodec.encode(file, spec(table, file)));
@@ -90,6 +96,6 @@ public final class ResultCodec {
   }
 
   private static PartitionSpec spec(Table table, ContentFile<?> file) {
-    return table.specs().get(file.specId());
+    return RewriteExecutor.spec(table, file.specId());
   }
 }

@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,9 +71,14 @@ public final class Worker implements AutoCloseable {
   private final List<Thread> slots = new ArrayList<>();
   private final Object registration = new Object();
   private final Map<String, String> localCatalog;
-  private final AtomicReference<String> refusal = new AtomicReference<>();
-  private volatile RegisterResponse registered;
-  private ScheduledExecutorService heartbeats;
+  private final AtomicReference<@Nullable String> refusal = new AtomicReference<>();
+
+  /** The session with the server; null before the first poll and after the server forgot it. */
+  private volatile @Nullable RegisterResponse registered;
+
+  /** Started by {@link #start()}; null before. */
+  private @Nullable ScheduledExecutorService heartbeats;
+
   private long lastHeartbeat = Long.MIN_VALUE;
 
   /**
@@ -120,14 +126,15 @@ public final class Worker implements AutoCloseable {
       slots.add(slot);
       slot.start();
     }
-    heartbeats =
+    ScheduledExecutorService beats =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread thread = new Thread(r, "firn-worker-heartbeat");
               thread.setDaemon(true);
               return thread;
             });
-    heartbeats.scheduleWithFixedDelay(this::heartbeatLogged, 250, 250, TimeUnit.MILLISECONDS);
+    beats.scheduleWithFixedDelay(this::heartbeatLogged, 250, 250, TimeUnit.MILLISECONDS);
+    heartbeats = beats;
   }
 
   /**
@@ -173,7 +180,7 @@ public final class Worker implements AutoCloseable {
   }
 
   /** Why the server refused this worker (its token), or null while it has not. */
-  public String refusal() {
+  public @Nullable String refusal() {
     return refusal.get();
   }
 
@@ -243,8 +250,9 @@ public final class Worker implements AutoCloseable {
       return session;
     }
     synchronized (registration) {
-      if (registered == null) {
-        registered =
+      RegisterResponse current = registered;
+      if (current == null) {
+        current =
             server.register(
                 new RegisterRequest(
                     WorkerProtocol.VERSION,
@@ -253,13 +261,14 @@ public final class Worker implements AutoCloseable {
                     settings.slots(),
                     settings.engine(),
                     settings.engineVersion()));
+        registered = current;
         LOG.info(
             "registered with the optimizer server as {} (group {}, {} slot(s))",
-            registered.workerId(),
+            current.workerId(),
             settings.group(),
             settings.slots());
       }
-      return registered;
+      return current;
     }
   }
 
@@ -315,8 +324,12 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  /** Why {@code completion} cannot be handed in for {@code assignment}; null when it can. */
-  static String mismatch(TaskAssignment assignment, CompleteRequest completion) {
+  /**
+   * Why {@code completion} cannot be handed in for {@code assignment}; null when it can. A runtime
+   * outside NullAway's checks (a Spark function's result) may hand back no completion at all.
+   */
+  static @Nullable String mismatch(
+      TaskAssignment assignment, @Nullable CompleteRequest completion) {
     if (completion == null) {
       return "the task runner returned no completion";
     }
@@ -364,7 +377,7 @@ public final class Worker implements AutoCloseable {
   }
 
   /** The server's answer to a completion (null: none), and whether an earlier try got none. */
-  private record HandIn(Ack ack, boolean earlierTryLost) {}
+  private record HandIn(@Nullable Ack ack, boolean earlierTryLost) {}
 
   private HandIn complete(CompleteRequest request) {
     long backoff = 500;
@@ -401,7 +414,10 @@ public final class Worker implements AutoCloseable {
    * @param cause what the runner threw (its stack trace is logged), or null
    */
   private void fail(
-      RegisterResponse session, TaskAssignment assignment, String reason, Throwable cause) {
+      RegisterResponse session,
+      TaskAssignment assignment,
+      String reason,
+      @Nullable Throwable cause) {
     failed.incrementAndGet();
     LOG.warn(
         "task {} attempt {} failed: {}",

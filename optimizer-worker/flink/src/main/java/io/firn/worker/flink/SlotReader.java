@@ -21,6 +21,7 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.util.EnvironmentInformation;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,9 +42,12 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
   private final SourceReaderContext context;
   private final ConcurrentLinkedQueue<String> accepted = new ConcurrentLinkedQueue<>();
   private CompletableFuture<Void> available = new CompletableFuture<>();
-  private GatedProtocol protocol;
-  private Worker worker;
-  private volatile String refusal;
+  // Made by start(); null before (Flink may close a reader it never started).
+  private @Nullable GatedProtocol protocol;
+  private @Nullable Worker worker;
+
+  /** Why the server refused this worker; null while it has not. */
+  private volatile @Nullable String refusal;
 
   SlotReader(WorkerOptions options, SourceReaderContext context) {
     this.options = options;
@@ -52,7 +56,7 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
 
   @Override
   public void start() {
-    protocol =
+    GatedProtocol protocol =
         new GatedProtocol(
             new HttpWorkerProtocol(HttpWorkerProtocol.servers(options.server()), options.token()),
             this::accepted,
@@ -75,7 +79,9 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
             options.pollWait(),
             // The drain happens in close() below, which keeps waiting when Flink interrupts it.
             Duration.ZERO);
-    worker = new Worker(protocol, settings);
+    Worker worker = new Worker(protocol, settings);
+    this.protocol = protocol;
+    this.worker = worker;
     MetricGroup metrics = context.metricGroup().addGroup("firn");
     metrics.gauge("completedAttempts", worker::completed);
     metrics.gauge("failedAttempts", worker::failed);
@@ -169,7 +175,9 @@ final class SlotReader implements SourceReader<String, WorkerSource.NoSplit> {
    */
   @Override
   public void close() {
-    if (worker == null) {
+    Worker worker = this.worker;
+    GatedProtocol protocol = this.protocol;
+    if (worker == null || protocol == null) {
       return;
     }
     LOG.info("stopping Firn worker slot; draining for up to {}", options.drain());

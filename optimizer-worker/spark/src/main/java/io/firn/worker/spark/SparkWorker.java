@@ -79,14 +79,19 @@ public final class SparkWorker implements TaskRunner {
     } catch (RuntimeException e) {
       if (lease.stopped()) {
         LOG.info("the Spark job of {} was cancelled: {}", assignment.attemptId(), e.getMessage());
-        return new Outcome.Cancelled(e.getMessage());
+        return new Outcome.Cancelled(String.valueOf(e.getMessage()));
       }
       return new Outcome.Failed("the Spark job failed: " + e);
     }
-    if (outcome.failure() != null) {
-      return new Outcome.Failed(outcome.failure());
+    String failure = outcome.failure();
+    String complete = outcome.complete();
+    if (failure != null) {
+      return new Outcome.Failed(failure);
     }
-    return new Outcome.Completed(read(outcome.complete()));
+    if (complete == null) {
+      return new Outcome.Failed("the Spark task returned neither a completion nor a failure");
+    }
+    return new Outcome.Completed(read(complete));
   }
 
   @Override

@@ -5,6 +5,7 @@
 package io.firn.worker.spark;
 
 import java.io.Serializable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one Spark task sends back to the driver: the completion as protocol JSON, or why it failed.
@@ -14,4 +15,4 @@ import java.io.Serializable;
  * @param complete a {@code CompleteRequest} as JSON; null when the rewrite failed
  * @param failure the exception, for the server's failure report; null when it succeeded
  */
-record TaskOutcome(String complete, String failure) implements Serializable {}
+record TaskOutcome(@Nullable String complete, @Nullable String failure) implements Serializable {}
