@@ -57,6 +57,23 @@ public record WorkerOptions(
   }
 
   /**
+   * For a runtime's {@code main}: parses the arguments from the process environment, or prints
+   * {@code error: ...} and the usage to standard error and exits with status 1.
+   *
+   * @param usage the runtime's usage line
+   */
+  public static WorkerOptions parseOrExit(String[] args, String defaultName, String usage) {
+    try {
+      return parse(args, System.getenv(), defaultName);
+    } catch (IllegalArgumentException e) {
+      System.err.println("error: " + e.getMessage());
+      System.err.println(usage);
+      System.exit(1);
+      throw e; // not reached
+    }
+  }
+
+  /**
    * Parses {@code --key value} / {@code --key=value} arguments.
    *
    * @param environment where {@code FIRN_WORKER_TOKEN} is looked up when {@code --token} is absent

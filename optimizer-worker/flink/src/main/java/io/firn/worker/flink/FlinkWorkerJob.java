@@ -23,15 +23,7 @@ public final class FlinkWorkerJob {
       "usage: flink run [-p N] firn-worker-flink-job.jar " + WorkerOptions.USAGE_OPTIONS;
 
   public static void main(String[] args) throws Exception {
-    WorkerOptions options;
-    try {
-      options = WorkerOptions.parse(args, System.getenv(), "flink");
-    } catch (IllegalArgumentException e) {
-      System.err.println("error: " + e.getMessage());
-      System.err.println(USAGE);
-      System.exit(1);
-      return;
-    }
+    WorkerOptions options = WorkerOptions.parseOrExit(args, "flink", USAGE);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     define(env, options);
     env.execute(jobName(options));

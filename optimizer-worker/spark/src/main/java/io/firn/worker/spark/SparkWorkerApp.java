@@ -32,15 +32,7 @@ public final class SparkWorkerApp {
           + WorkerOptions.USAGE_OPTIONS;
 
   public static void main(String[] args) throws Exception {
-    WorkerOptions options;
-    try {
-      options = WorkerOptions.parse(args, System.getenv(), "spark");
-    } catch (IllegalArgumentException e) {
-      System.err.println("error: " + e.getMessage());
-      System.err.println(USAGE);
-      System.exit(1);
-      return;
-    }
+    WorkerOptions options = WorkerOptions.parseOrExit(args, "spark", USAGE);
     SparkSession session = SparkSession.builder().appName("firn-worker").getOrCreate();
     JavaSparkContext spark = JavaSparkContext.fromSparkContext(session.sparkContext());
     int slots = options.slots() > 0 ? options.slots() : spark.defaultParallelism();
