@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A rule's change-history table (ADR 0008 §16): next to the upsert table, an append table that gets
@@ -49,7 +50,7 @@ final class ChangeHistory {
       String op,
       JsonNode image,
       Map<String, DeclaredColumn> declared,
-      JsonNode sourceTs) {
+      @Nullable JsonNode sourceTs) {
     Routing.Routed routed = null;
     for (Routing routing : routings) {
       if (routing instanceof Routing.Rejected) {

@@ -9,8 +9,10 @@ import java.io.Serializable;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One check of a table rule's data contract ({@code contract:}, ADR 0008 §11): a named condition on
@@ -27,7 +29,12 @@ import java.util.regex.Pattern;
  * @param values the allowed values of {@code enum} (compared as text)
  */
 public record ContractCheck(
-    String name, String field, Kind kind, BigDecimal number, String pattern, List<String> values)
+    String name,
+    String field,
+    Kind kind,
+    @Nullable BigDecimal number,
+    @Nullable String pattern,
+    List<String> values)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -71,13 +78,23 @@ public record ContractCheck(
     if (field == null || field.isBlank()) {
       throw new IllegalArgumentException("field must be set");
     }
+    if (kind == null) {
+      throw new IllegalArgumentException("check '" + name + "' has no kind");
+    }
+    if ((kind == Kind.MIN || kind == Kind.MAX || kind == Kind.MAX_LENGTH) && number == null) {
+      throw new IllegalArgumentException(
+          "check '" + name + "' (" + kind.key() + ") needs a number");
+    }
     if (kind == Kind.REGEX) {
+      if (pattern == null) {
+        throw new IllegalArgumentException("check '" + name + "' (regex) needs a pattern");
+      }
       PATTERNS.computeIfAbsent(pattern, Pattern::compile); // a bad expression fails here
     }
   }
 
   /** Why {@code image} breaks this check, or null when it holds. */
-  String violation(JsonNode image) {
+  @Nullable String violation(JsonNode image) {
     JsonNode value = image.get(field);
     if (value == null || value.isNull()) {
       return kind == Kind.REQUIRED ? "field '" + field + "' is absent or null" : null;
@@ -98,7 +115,7 @@ public record ContractCheck(
               + "' = "
               + shown(value)
               + " is below min "
-              + number.toPlainString();
+              + bound().toPlainString();
         }
         if (kind == Kind.MAX && order > 0) {
           return "field '"
@@ -106,7 +123,7 @@ public record ContractCheck(
               + "' = "
               + shown(value)
               + " is above max "
-              + number.toPlainString();
+              + bound().toPlainString();
         }
         return null;
       case REGEX:
@@ -125,7 +142,7 @@ public record ContractCheck(
           return "field '" + field + "' = " + shown(value) + " is not a string";
         }
         String text = value.asText();
-        int limit = number.intValue();
+        int limit = bound().intValue();
         // At most one char per code point: a text of no more chars than the limit holds.
         int length = text.length() <= limit ? text.length() : text.codePointCount(0, text.length());
         return length <= limit
@@ -146,6 +163,7 @@ public record ContractCheck(
    * type (the order of doubles is the order of their shortest decimal texts), else as decimals.
    */
   private int compareToNumber(JsonNode value) {
+    BigDecimal number = bound();
     if (value.isIntegralNumber() && value.canConvertToLong()) {
       java.util.Optional<Long> bound =
           EXACT_LONGS.computeIfAbsent(number, ContractCheck::exactLong);
@@ -158,6 +176,11 @@ public record ContractCheck(
       return Double.compare(value.doubleValue() + 0.0, number.doubleValue() + 0.0);
     }
     return value.decimalValue().compareTo(number);
+  }
+
+  /** The number of a {@code min}, {@code max} or {@code max-length} check. */
+  private BigDecimal bound() {
+    return Objects.requireNonNull(number, "the constructor rejects a bound check without a number");
   }
 
   private static java.util.Optional<Long> exactLong(BigDecimal number) {

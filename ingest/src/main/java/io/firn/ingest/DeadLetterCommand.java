@@ -28,6 +28,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code bin/firn dead-letters [--config FILE] list|replay [options]}: what the ingest job refused,
@@ -94,7 +95,7 @@ public final class DeadLetterCommand {
       err.println("error: " + e.getMessage());
       return 1;
     }
-    if (options.command.equals("list")) {
+    if ("list".equals(options.command)) {
       try {
         return list(config, options, out);
       } catch (RuntimeException e) {
@@ -203,7 +204,7 @@ public final class DeadLetterCommand {
   }
 
   /** The configuration's identity for an interrupted replay: a hash of its file. */
-  static String configId(Path config) {
+  static String configId(@Nullable Path config) {
     if (config == null) {
       return "embedded";
     }
@@ -220,12 +221,12 @@ public final class DeadLetterCommand {
 
   /** The command line. */
   static final class Options {
-    Path config;
-    String command;
+    @Nullable Path config;
+    @Nullable String command;
     final Set<String> reasons = new TreeSet<>();
-    Instant since;
-    Instant until;
-    Integer limit;
+    @Nullable Instant since;
+    @Nullable Instant until;
+    @Nullable Integer limit;
     boolean json;
     boolean jobStopped;
     boolean help;

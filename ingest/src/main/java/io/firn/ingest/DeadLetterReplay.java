@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Predicate;
@@ -45,6 +46,7 @@ import org.apache.iceberg.flink.sink.dynamic.FirnDynamicSink;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -162,11 +164,13 @@ final class DeadLetterReplay {
     List<Outcome> outcomes = new ArrayList<>();
     Map<String, List<DeadLetterTable.Stored>> unfinished =
         DeadLetterTable.claimed(DeadLetterTable.read(table, table.currentSnapshot()));
-    for (String replayId : new TreeMap<>(unfinished).keySet()) {
+    for (Map.Entry<String, List<DeadLetterTable.Stored>> claimedRows :
+        new TreeMap<>(unfinished).entrySet()) {
+      String replayId = claimedRows.getKey();
       LOG.info(
           "Finishing replay {} of {} dead letters, interrupted earlier",
           replayId,
-          unfinished.get(replayId).size());
+          claimedRows.getValue().size());
       checkConfiguration(table, replayId);
       outcomes.add(finish(catalog, table, identifier, replayId, true));
     }
@@ -179,7 +183,8 @@ final class DeadLetterReplay {
   }
 
   /** Marks the selected dead letters with a new replay id; null when none is selected. */
-  private String claim(Table table, Predicate<DeadLetterTable.Stored> selected, int limit) {
+  private @Nullable String claim(
+      Table table, Predicate<DeadLetterTable.Stored> selected, int limit) {
     for (int attempt = 1; ; attempt++) {
       table.refresh();
       Snapshot base = table.currentSnapshot();
@@ -302,7 +307,9 @@ final class DeadLetterReplay {
     deadLetters.refresh();
     List<Record> refused = new ArrayList<>(refusedRows.size());
     for (RowData row : refusedRows) {
-      refused.add(DeadLetterTable.withReplayId(deadLetters, toRecord(refusedSchema, row), null));
+      // refusedSchema was set with the first refused row.
+      Schema schema = Objects.requireNonNull(refusedSchema, "refused rows without a schema");
+      refused.add(DeadLetterTable.withReplayId(deadLetters, toRecord(schema, row), null));
     }
     done(deadLetters, replayId, refused);
     List<String> skipped =

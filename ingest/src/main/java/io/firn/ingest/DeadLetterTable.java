@@ -41,6 +41,7 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The dead-letter table as {@code bin/firn dead-letters} sees it: every dead letter with the data
@@ -80,7 +81,7 @@ final class DeadLetterTable {
       return (String) record.getField("detail");
     }
 
-    Instant receivedAt() {
+    @Nullable Instant receivedAt() {
       Object value = record.getField("received_at");
       return value instanceof OffsetDateTime time ? time.toInstant() : null;
     }
@@ -89,7 +90,7 @@ final class DeadLetterTable {
       return (String) record.getField("source_position");
     }
 
-    String replayId() {
+    @Nullable String replayId() {
       return record.struct().field(REPLAY_ID) == null ? null : (String) record.getField(REPLAY_ID);
     }
   }
@@ -101,6 +102,16 @@ final class DeadLetterTable {
       return all;
     }
     Schema schema = table.schemas().get(snapshot.schemaId());
+    if (schema == null) {
+      throw new IllegalStateException(
+          "Snapshot "
+              + snapshot.snapshotId()
+              + " of the dead-letter table "
+              + table.name()
+              + " names schema "
+              + snapshot.schemaId()
+              + ", which the table's metadata does not have");
+    }
     Schema withPosition = TypeUtil.join(schema, new Schema(MetadataColumns.ROW_POSITION));
     try (CloseableIterable<FileScanTask> tasks =
         table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
@@ -224,7 +235,7 @@ final class DeadLetterTable {
   }
 
   /** {@code row} as a row of the table's current schema, with {@code replayId} set. */
-  static Record withReplayId(Table table, Record row, String replayId) {
+  static Record withReplayId(Table table, Record row, @Nullable String replayId) {
     Schema schema = table.schema();
     Record copy = org.apache.iceberg.data.GenericRecord.create(schema);
     for (Types.NestedField field : schema.columns()) {

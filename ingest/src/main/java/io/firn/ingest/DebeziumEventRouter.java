@@ -11,10 +11,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Debezium-style change events: {@code {"op": "c"|"r"|"u"|"d", "before": {...}, "after": {...},
@@ -193,7 +195,7 @@ public final class DebeziumEventRouter implements EventRouter {
    * upserted; the table is the routing field's when configured, else {@code __table} (or {@code
    * __source_table}); the {@code __} fields are no columns.
    */
-  private List<Routing> flattened(ObjectNode event, JsonNode schema) {
+  private List<Routing> flattened(ObjectNode event, @Nullable JsonNode schema) {
     Map<String, DeclaredColumn> declared = DebeziumLogicalTypes.decodeRow(schema, event);
     String op = event.path(ADDED + "op").asText("");
     JsonNode deleted = event.get(ADDED + "deleted");
@@ -296,7 +298,7 @@ public final class DebeziumEventRouter implements EventRouter {
   }
 
   /** The image's problem (absent or not an object), or null. */
-  private Routing.Rejected checkImage(JsonNode image, String name, String op) {
+  private Routing.@Nullable Rejected checkImage(@Nullable JsonNode image, String name, String op) {
     if (image == null || !image.isObject()) {
       return new Routing.Rejected(
           DeadLetterReason.MISSING_ROW_IMAGE,
@@ -312,8 +314,13 @@ public final class DebeziumEventRouter implements EventRouter {
     return null;
   }
 
-  /** The routed table's name, or why there is none. */
-  private record Target(String table, Routing.Rejected problem) {}
+  /** The routed table's name, or why there is none ({@code problem} not null). */
+  private record Target(@Nullable String name, Routing.@Nullable Rejected problem) {
+    /** The table's name; only for a target whose {@link #problem()} is null. */
+    String table() {
+      return Objects.requireNonNull(name, "a target with a problem has no table");
+    }
+  }
 
   private Target target(JsonNode image, JsonNode event) {
     if (settings.fixedTable() != null) {

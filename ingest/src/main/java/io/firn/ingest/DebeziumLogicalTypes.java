@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * Reads a change event's row images with the {@code schema} that Kafka Connect's JSON converter
@@ -63,6 +64,8 @@ import org.apache.iceberg.types.Types;
  * field without the flag is optional. A value that does not have the announced encoding is left
  * alone.
  */
+// NullAway: not yet annotated (ADR 0032 §4)
+@NullUnmarked
 final class DebeziumLogicalTypes {
   private DebeziumLogicalTypes() {}
 

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * The built-in realistic event stream (the generator's {@code profile: stream}): {@code
@@ -35,6 +36,8 @@ import java.util.SplittableRandom;
  * <p>Pure JDK and Jackson (no Flink, no Iceberg), so that tests reading the tables with another
  * engine can compute the reference. Not thread-safe.
  */
+// NullAway: not yet annotated (ADR 0032 §4)
+@NullUnmarked
 public final class EventStream {
 
   /** The tables of the stream, in order of appearance. */

@@ -8,11 +8,13 @@ import java.time.Clock;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The ingest job's metrics, registered on the routing operator's Flink metric group {@code firn}
@@ -48,8 +50,8 @@ final class IngestMetrics {
   private final Map<DeadLetterReason, Counter> deadLetters = new EnumMap<>(DeadLetterReason.class);
   private final Counter tableCreations;
   // Events of one table often come in runs: skip the map lookup for them.
-  private TableIdentifier lastTable;
-  private Counter lastTableRecords;
+  private @Nullable TableIdentifier lastTable;
+  private @Nullable Counter lastTableRecords;
 
   /** Checkpoint id → when the oldest record before that checkpoint's barrier arrived (millis). */
   private final ConcurrentSkipListMap<Long, Long> pending = new ConcurrentSkipListMap<>();
@@ -77,17 +79,19 @@ final class IngestMetrics {
       "ReferenceEquality") // identifiers are cached per name: identity is the fast path
   void record(TableIdentifier table) {
     received();
-    if (table != lastTable) {
+    Counter counter = lastTableRecords;
+    if (table != lastTable || counter == null) {
       lastTable = table;
-      lastTableRecords = tableCounter(records, table, "ingest_records_total");
+      counter = tableCounter(records, table, "ingest_records_total");
+      lastTableRecords = counter;
     }
-    lastTableRecords.inc();
+    counter.inc();
   }
 
   /** An event sent to the dead-letter table. */
   void deadLetter(DeadLetterReason reason) {
     received();
-    deadLetters.get(reason).inc();
+    Objects.requireNonNull(deadLetters.get(reason), "every reason has a counter").inc();
   }
 
   /** A schema change this subtask applied to {@code table}. */

@@ -53,6 +53,7 @@ import org.apache.iceberg.flink.sink.dynamic.FirnDynamicSink;
 import org.apache.iceberg.flink.sink.dynamic.PartitionSpecEvolution;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -120,8 +121,11 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   /** Per table that appends new keys, what this subtask knows of its keys. */
   private transient Map<TableIdentifier, NewKeys> newKeys;
 
+  // Flink calls initializeState before open and before any record.
+  @SuppressWarnings("NullAway.Init")
   private transient ListState<byte[]> newKeyState;
-  private transient List<byte[]> restoredNewKeys;
+
+  private transient @Nullable List<byte[]> restoredNewKeys;
   private transient NewKeys.KeyHash keyHash;
   private transient int heldKeys;
   private transient Catalog catalog;
@@ -147,7 +151,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   /** How the rows of each table schema this subtask resolved are written. */
   private transient Map<Schema, WriteShape> shapes;
 
-  private transient WriteShape deadLetterShape;
+  private transient @Nullable WriteShape deadLetterShape;
 
   /** Warnings given once per table and kind. */
   private transient Set<String> warned;
@@ -156,7 +160,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
   private transient int roundRobin;
 
   /** What {@link #resolve} is doing, for the dead letter's detail when Iceberg refuses it. */
-  private transient String resolveStep;
+  private transient @Nullable String resolveStep;
 
   /** The job's router: rows of new keys are appended where the table rule says so. */
   public IngestRouter(
@@ -549,7 +553,15 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
                 + e.getMessage(),
             e);
       }
-      deadLetterShape = new WriteShape(deadLetterTable, schema, writeSpecs.get(schema), List.of());
+      PartitionSpec spec = writeSpecs.get(schema);
+      if (spec == null) {
+        throw new IllegalStateException(
+            "no partition spec resolved for schema "
+                + schema.schemaId()
+                + " of the dead-letter table "
+                + deadLetterTable);
+      }
+      deadLetterShape = new WriteShape(deadLetterTable, schema, spec, List.of());
     }
     return deadLetterShape;
   }
@@ -860,9 +872,9 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
     private final Set<Integer> equalityFieldIds;
     private final int[] keyPositions;
     private final int tableHash;
-    private final PartitionKey partitionKey;
-    private final RowDataWrapper partitionSource;
-    private WriteShape appending;
+    private final @Nullable PartitionKey partitionKey;
+    private final @Nullable RowDataWrapper partitionSource;
+    private @Nullable WriteShape appending;
 
     /**
      * @param key the key columns of an upsert table, in the rule's order; empty for appends
@@ -940,7 +952,7 @@ public final class IngestRouter extends ProcessFunction<IngestEvent, FirnDynamic
      * per partition), else {@code roundRobin}.
      */
     int appendKey(RowData row, int roundRobin) {
-      if (partitionKey == null) {
+      if (partitionKey == null || partitionSource == null) {
         return roundRobin;
       }
       partitionKey.partition(partitionSource.wrap(row));

@@ -11,6 +11,7 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How events are routed and written.
@@ -32,8 +33,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  */
 public record IngestSettings(
     String namespace,
-    String routingField,
-    String fixedTable,
+    @Nullable String routingField,
+    @Nullable String fixedTable,
     List<TableRule> tables,
     String deadLetterTable,
     int writeParallelism,
@@ -50,8 +51,8 @@ public record IngestSettings(
   /** Settings whose routed names are the table names as they are. */
   public IngestSettings(
       String namespace,
-      String routingField,
-      String fixedTable,
+      @Nullable String routingField,
+      @Nullable String fixedTable,
       List<TableRule> tables,
       String deadLetterTable,
       int writeParallelism,
@@ -70,8 +71,8 @@ public record IngestSettings(
   /** Settings that read every event in {@code format}. */
   public IngestSettings(
       String namespace,
-      String routingField,
-      String fixedTable,
+      @Nullable String routingField,
+      @Nullable String fixedTable,
       List<TableRule> tables,
       String deadLetterTable,
       int writeParallelism,
@@ -163,7 +164,7 @@ public record IngestSettings(
   }
 
   /** These settings with another routing field (null: change events by source.table only). */
-  public IngestSettings withRoutingField(String field) {
+  public IngestSettings withRoutingField(@Nullable String field) {
     return new IngestSettings(
         namespace,
         field,

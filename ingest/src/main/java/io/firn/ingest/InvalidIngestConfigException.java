@@ -4,6 +4,8 @@
  */
 package io.firn.ingest;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The ingest job's configuration is invalid; the message names the file, the key and the rule. Fix
  * the file and start again.
@@ -15,7 +17,7 @@ public final class InvalidIngestConfigException extends IllegalArgumentException
     super(message);
   }
 
-  public InvalidIngestConfigException(String message, Throwable cause) {
+  public InvalidIngestConfigException(@Nullable String message, Throwable cause) {
     super(message, cause);
   }
 }

@@ -8,6 +8,7 @@ import java.io.Serializable;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the Kafka source reads.
@@ -32,7 +33,7 @@ public record KafkaSettings(
     StartingOffsets startingOffsets,
     Map<String, String> properties,
     int parallelism,
-    String topicPattern)
+    @Nullable String topicPattern)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 

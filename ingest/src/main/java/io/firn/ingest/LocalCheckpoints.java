@@ -128,7 +128,7 @@ final class LocalCheckpoints {
     lock(directory);
     Optional<Checkpoint> latest = latestCompleted(directory);
     for (Path job : list(directory)) {
-      boolean keep = latest.isPresent() && latest.get().path().getParent().equals(job);
+      boolean keep = latest.isPresent() && job.equals(latest.get().path().getParent());
       if (!keep && JOB_DIRECTORY.matcher(job.getFileName().toString()).matches()) {
         // An earlier run's checkpoints, older than the one resumed from (or never completed):
         // resuming from one of them would write the events after it a second time.

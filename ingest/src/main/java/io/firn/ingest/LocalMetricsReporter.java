@@ -22,6 +22,7 @@ import org.apache.flink.metrics.MetricConfig;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +50,7 @@ public final class LocalMetricsReporter implements MetricReporter {
   /** Series by name, then by their label text ({@code {a="b",...}}), in a stable order. */
   private final Map<String, Map<String, Metric>> series = new ConcurrentHashMap<>();
 
-  private HttpServer server;
+  private @Nullable HttpServer server;
 
   /** Configures {@code flink} so that a local MiniCluster serves the metrics on {@code port}. */
   static void configure(Configuration flink, int port) {
@@ -111,7 +112,7 @@ public final class LocalMetricsReporter implements MetricReporter {
   }
 
   /** The catalogue name of one of Firn's metrics ({@code firn_ingest_*}), or null for Flink's. */
-  private static String name(String metricName, MetricGroup group) {
+  private static @Nullable String name(String metricName, MetricGroup group) {
     if (!metricName.startsWith("ingest_")) {
       return null;
     }
@@ -165,7 +166,7 @@ public final class LocalMetricsReporter implements MetricReporter {
     return out.toString();
   }
 
-  private static Double value(Metric metric) {
+  private static @Nullable Double value(Metric metric) {
     if (metric instanceof Counter counter) {
       return (double) counter.getCount();
     }

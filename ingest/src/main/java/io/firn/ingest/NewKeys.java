@@ -21,6 +21,7 @@ import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the router knows of the keys of one upsert table whose rule says {@code inserts:
@@ -54,7 +55,7 @@ final class NewKeys {
   private final KeyFilter seen;
   private final HeldKeys held = new HeldKeys();
   private long verifiedSnapshot;
-  private String retiring;
+  private @Nullable String retiring;
 
   private NewKeys(String table, KeyFilter seen, long verifiedSnapshot) {
     this.table = table;
@@ -99,7 +100,7 @@ final class NewKeys {
    * any, are older or in the upsert writer), {@link #NO_ROW} when it was new in this checkpoint and
    * its row was deleted, else the schema whose appending writer holds its row.
    */
-  Schema held(KeyHash hash) {
+  @Nullable Schema held(KeyHash hash) {
     return held.get(hash.h1, hash.h2);
   }
 
@@ -132,7 +133,7 @@ final class NewKeys {
   }
 
   /** Why the table retires at the next barrier, or null while it appends new keys. */
-  String retiring() {
+  @Nullable String retiring() {
     return retiring;
   }
 
@@ -151,7 +152,7 @@ final class NewKeys {
    *
    * @param snapshots the table's current snapshot and its ancestors, newest first
    */
-  Snapshot foreign(Iterable<Snapshot> snapshots) {
+  @Nullable Snapshot foreign(Iterable<Snapshot> snapshots) {
     Long newest = null;
     for (Snapshot snapshot : snapshots) {
       if (newest == null) {
@@ -376,7 +377,7 @@ final class NewKeys {
       return size;
     }
 
-    Schema get(long h1, long h2) {
+    @Nullable Schema get(long h1, long h2) {
       int mask = schemas.length - 1;
       for (int slot = (int) h1 & mask; schemas[slot] != null; slot = (slot + 1) & mask) {
         if (h1s[slot] == h1 && h2s[slot] == h2) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.util.BufferRecycler;
 import com.fasterxml.jackson.core.util.RecyclerPool;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Jackson's buffer-recycler pool for a parser owned by one thread (an {@link EventRouter} lives in
@@ -19,7 +20,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 final class OwnerRecyclerPool implements RecyclerPool<BufferRecycler> {
   private static final long serialVersionUID = 1L;
 
-  private transient BufferRecycler pooled;
+  private transient @Nullable BufferRecycler pooled;
 
   /** A mapper whose parsers and generators use a pool of their own: one thread only. */
   static ObjectMapper mapper() {

@@ -16,6 +16,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.transforms.Transform;
 import org.apache.iceberg.transforms.Transforms;
 import org.apache.iceberg.types.Types;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -114,7 +115,7 @@ public record PartitionCandidate(String transform, int width, String column)
    * others in rule order.
    */
   public static List<PartitionCandidate> ordered(
-      List<PartitionCandidate> candidates, PartitionSpec previous) {
+      List<PartitionCandidate> candidates, @Nullable PartitionSpec previous) {
     if (previous == null || previous.isUnpartitioned()) {
       return candidates;
     }

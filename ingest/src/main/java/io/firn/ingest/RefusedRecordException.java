@@ -4,6 +4,8 @@
  */
 package io.firn.ingest;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One event cannot be written, for a reason that lies in the event itself (ADR 0018): thrown while
  * the event is handled, it sends that event to the dead-letter table and nothing else. The routers
@@ -18,7 +20,7 @@ final class RefusedRecordException extends RuntimeException {
     this(reason, detail, null);
   }
 
-  RefusedRecordException(DeadLetterReason reason, String detail, Throwable cause) {
+  RefusedRecordException(DeadLetterReason reason, String detail, @Nullable Throwable cause) {
     super(reason.code() + ": " + detail, cause, false, false);
     this.rejected = new Routing.Rejected(reason, detail);
   }

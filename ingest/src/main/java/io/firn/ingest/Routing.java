@@ -8,6 +8,7 @@ import java.util.Set;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.jspecify.annotations.Nullable;
 
 /** What to do with one event: write it to its table, or dead-letter it. */
 public sealed interface Routing {
@@ -32,7 +33,8 @@ public sealed interface Routing {
    * @param check for a {@code contract_violation}: the table and the contract check it broke
    *     ({@code <table>/<check>}), else null
    */
-  record Rejected(DeadLetterReason reason, String detail, String check) implements Routing {
+  record Rejected(DeadLetterReason reason, String detail, @Nullable String check)
+      implements Routing {
     public Rejected(DeadLetterReason reason, String detail) {
       this(reason, detail, null);
     }

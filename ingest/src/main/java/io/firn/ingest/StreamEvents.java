@@ -5,6 +5,7 @@
 package io.firn.ingest;
 
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The built-in generator's realistic stream ({@code profile: stream}): {@link EventStream} as a
@@ -14,7 +15,7 @@ public final class StreamEvents implements GeneratorFunction<Long, IngestEvent> 
   private static final long serialVersionUID = 1L;
 
   private final EventStream.Settings settings;
-  private transient EventStream stream;
+  private transient @Nullable EventStream stream;
 
   public StreamEvents(EventStream.Settings settings) {
     this.settings = settings;

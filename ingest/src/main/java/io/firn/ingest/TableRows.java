@@ -38,6 +38,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.jspecify.annotations.NullUnmarked;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a row image (a JSON object) for a named table into a {@link Routing}: a row in the table's
@@ -63,6 +65,8 @@ import org.apache.iceberg.types.Types;
  * first sight, and whenever an image brings new fields) goes through the {@link SchemaResolver},
  * which makes the table cover it and returns the table's own schema: rows are built in that.
  */
+// NullAway: not yet annotated (ADR 0032 §4)
+@NullUnmarked
 final class TableRows {
 
   /** Makes a table cover a schema inferred for it. */
@@ -105,7 +109,7 @@ final class TableRows {
   private final Map<String, String> mappedNames = new HashMap<>();
 
   /** A routed name's table, or why it cannot be one ({@code problem} not null). */
-  record TableName(String table, Routing.Rejected problem) {}
+  record TableName(String table, Routing.@Nullable Rejected problem) {}
 
   /**
    * The table a routed {@code name} goes to ({@link TableNames}), checked.

@@ -7,8 +7,10 @@ package io.firn.ingest;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Settings for the routed tables whose name matches {@code match}.
@@ -43,14 +45,14 @@ public record TableRule(
     String match,
     List<String> primaryKey,
     List<PartitionCandidate> partitionCandidates,
-    Long targetFileSize,
+    @Nullable Long targetFileSize,
     boolean upsert,
     List<String> timestampFields,
     SchemaChanges schemaChanges,
     List<ContractCheck> contract,
     NestedValues nested,
     List<String> mapFields,
-    String changeHistory,
+    @Nullable String changeHistory,
     Inserts inserts)
     implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -63,7 +65,7 @@ public record TableRule(
       String match,
       List<String> primaryKey,
       List<PartitionCandidate> partitionCandidates,
-      Long targetFileSize,
+      @Nullable Long targetFileSize,
       boolean upsert) {
     this(match, primaryKey, partitionCandidates, targetFileSize, upsert, List.of());
   }
@@ -73,7 +75,7 @@ public record TableRule(
       String match,
       List<String> primaryKey,
       List<PartitionCandidate> partitionCandidates,
-      Long targetFileSize,
+      @Nullable Long targetFileSize,
       boolean upsert,
       List<String> timestampFields) {
     this(
@@ -91,7 +93,7 @@ public record TableRule(
       String match,
       List<String> primaryKey,
       List<PartitionCandidate> partitionCandidates,
-      Long targetFileSize,
+      @Nullable Long targetFileSize,
       boolean upsert,
       List<String> timestampFields,
       SchemaChanges schemaChanges) {
@@ -111,7 +113,7 @@ public record TableRule(
       String match,
       List<String> primaryKey,
       List<PartitionCandidate> partitionCandidates,
-      Long targetFileSize,
+      @Nullable Long targetFileSize,
       boolean upsert,
       List<String> timestampFields,
       SchemaChanges schemaChanges,
@@ -135,12 +137,12 @@ public record TableRule(
       String match,
       List<String> primaryKey,
       List<PartitionCandidate> partitionCandidates,
-      Long targetFileSize,
+      @Nullable Long targetFileSize,
       boolean upsert,
       List<String> timestampFields,
       SchemaChanges schemaChanges,
       List<ContractCheck> contract,
-      String changeHistory) {
+      @Nullable String changeHistory) {
     this(
         match,
         primaryKey,
@@ -160,7 +162,7 @@ public record TableRule(
       String match,
       List<String> primaryKey,
       List<PartitionCandidate> partitionCandidates,
-      Long targetFileSize,
+      @Nullable Long targetFileSize,
       boolean upsert,
       List<String> timestampFields,
       SchemaChanges schemaChanges,
@@ -186,14 +188,14 @@ public record TableRule(
       String match,
       List<String> primaryKey,
       List<PartitionCandidate> partitionCandidates,
-      Long targetFileSize,
+      @Nullable Long targetFileSize,
       boolean upsert,
       List<String> timestampFields,
       SchemaChanges schemaChanges,
       List<ContractCheck> contract,
       NestedValues nested,
       List<String> mapFields,
-      String changeHistory) {
+      @Nullable String changeHistory) {
     this(
         match,
         primaryKey,
@@ -322,7 +324,7 @@ public record TableRule(
   }
 
   /** The change-history table of table {@code table}, or null when this rule keeps none. */
-  public String historyTable(String table) {
+  public @Nullable String historyTable(String table) {
     return changeHistory == null ? null : changeHistory.replace(TABLE_PLACEHOLDER, table);
   }
 
@@ -330,7 +332,7 @@ public record TableRule(
    * The table whose change history {@code table} is under this rule, or null: {@code orders} for
    * {@code orders_changes} when the rule says {@code {table}_changes} and matches {@code orders}.
    */
-  String historySource(String table) {
+  @Nullable String historySource(String table) {
     if (changeHistory == null) {
       return null;
     }
@@ -352,7 +354,7 @@ public record TableRule(
    */
   TableRule historyRule() {
     return new TableRule(
-        historyTable(match),
+        Objects.requireNonNull(historyTable(match), "rule '" + match + "' keeps no change history"),
         List.of("id"),
         List.of(),
         targetFileSize,

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How the events of some Kafka topics are read when one job reads several formats (a Debezium topic
@@ -20,7 +21,7 @@ import java.util.regex.PatternSyntaxException;
  * @param routingField the field naming the table for those events; null: the format's default
  *     ({@code event_type} for JSON, {@code source.table} for change events)
  */
-public record TopicFormat(String match, EventFormat format, String routingField)
+public record TopicFormat(String match, EventFormat format, @Nullable String routingField)
     implements Serializable {
   private static final long serialVersionUID = 1L;
 
@@ -50,7 +51,7 @@ public record TopicFormat(String match, EventFormat format, String routingField)
   }
 
   /** The routing field its events use: the entry's, else the format's default. */
-  String effectiveRoutingField() {
+  @Nullable String effectiveRoutingField() {
     if (routingField != null) {
       return routingField;
     }
@@ -61,7 +62,7 @@ public record TopicFormat(String match, EventFormat format, String routingField)
    * The Kafka topic of an event's source position ({@code topic/partition/offset}); null for other
    * sources.
    */
-  static String topic(String sourcePosition) {
+  static @Nullable String topic(@Nullable String sourcePosition) {
     if (sourcePosition == null) {
       return null;
     }
