@@ -12,6 +12,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericMapData;
 import org.apache.flink.table.data.GenericRowData;
@@ -19,7 +20,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
-import org.jspecify.annotations.NullUnmarked;
+import org.jspecify.annotations.Nullable;
 
 /**
  * JSON objects and arrays as Iceberg {@code struct}, {@code list} and {@code map} columns ({@code
@@ -48,8 +49,6 @@ import org.jspecify.annotations.NullUnmarked;
  *       {@code string} column takes an object or array as its JSON text.
  * </ul>
  */
-// NullAway: not yet annotated (ADR 0032 §4)
-@NullUnmarked
 final class NestedColumns {
   private NestedColumns() {}
 
@@ -146,8 +145,13 @@ final class NestedColumns {
    *     sub-field's name cannot be a field ({@code invalid_field_name}) or a limit is exceeded
    *     ({@code schema_limit_exceeded})
    */
-  static Type evolve(
-      Growth growth, String path, Type current, JsonNode value, Type declared, int depth) {
+  static @Nullable Type evolve(
+      Growth growth,
+      String path,
+      @Nullable Type current,
+      JsonNode value,
+      @Nullable Type declared,
+      int depth) {
     return evolve(growth, path, current, value, declared, depth, false, false);
   }
 
@@ -157,12 +161,12 @@ final class NestedColumns {
    * double} or refuse as mixed ({@link #unify}); and {@code mapValue} that {@code value} is a value
    * of a map, which shares the map's path but is no map field itself.
    */
-  private static Type evolve(
+  private static @Nullable Type evolve(
       Growth growth,
       String path,
-      Type current,
-      JsonNode value,
-      Type declared,
+      @Nullable Type current,
+      @Nullable JsonNode value,
+      @Nullable Type declared,
       int depth,
       boolean fresh,
       boolean mapValue) {
@@ -238,11 +242,11 @@ final class NestedColumns {
     throw incompatible(growth.table, path, current, value);
   }
 
-  private static Types.StructType declaredStruct(Type declared) {
+  private static Types.@Nullable StructType declaredStruct(@Nullable Type declared) {
     return declared != null && declared.isStructType() ? declared.asStructType() : null;
   }
 
-  private static Types.MapType declaredMap(Type declared) {
+  private static Types.@Nullable MapType declaredMap(@Nullable Type declared) {
     return declared != null && declared.isMapType() ? declared.asMapType() : null;
   }
 
@@ -254,12 +258,12 @@ final class NestedColumns {
             || TableRows.convert(current, value) == null);
   }
 
-  private static Type struct(
+  private static @Nullable Type struct(
       Growth growth,
       String path,
-      Types.StructType current,
+      Types.@Nullable StructType current,
       JsonNode value,
-      Types.StructType declared,
+      Types.@Nullable StructType declared,
       int depth,
       boolean fresh) {
     List<Types.NestedField> fields =
@@ -286,8 +290,10 @@ final class NestedColumns {
       int index = indexOf(fields, name);
       if (index >= 0) {
         Types.NestedField field = fields.get(index);
+        // Null only for a new field: an existing field's type evolves into a type.
         Type type =
-            evolve(growth, subPath, field.type(), sub, declaredSub, depth + 1, fresh, false);
+            Objects.requireNonNull(
+                evolve(growth, subPath, field.type(), sub, declaredSub, depth + 1, fresh, false));
         if (type != field.type()) {
           fields.set(index, withType(field, type, field.isOptional()));
           changed = true;
@@ -318,7 +324,7 @@ final class NestedColumns {
     return changed ? Types.StructType.of(fields) : current;
   }
 
-  private static Type declaredField(Types.StructType declared, String name) {
+  private static @Nullable Type declaredField(Types.@Nullable StructType declared, String name) {
     if (declared == null) {
       return null;
     }
@@ -343,7 +349,7 @@ final class NestedColumns {
    * Why {@code name} cannot be a new nested field next to {@code fields} and the fields {@code
    * added} by this value (lower-case name to name), or null when it can.
    */
-  private static String nameProblem(
+  private static @Nullable String nameProblem(
       String name, List<Types.NestedField> fields, Map<String, String> added) {
     if (name.isBlank()) {
       return "is empty or blank: Flink's writers refuse such a field name";
@@ -368,12 +374,12 @@ final class NestedColumns {
             + ": case-insensitive engines (Spark, Trino) cannot tell them apart";
   }
 
-  private static Type list(
+  private static @Nullable Type list(
       Growth growth,
       String path,
-      Types.ListType current,
+      Types.@Nullable ListType current,
       JsonNode value,
-      Types.ListType declared,
+      Types.@Nullable ListType declared,
       int depth,
       boolean fresh) {
     Type element = current == null ? null : current.elementType();
@@ -406,12 +412,12 @@ final class NestedColumns {
         : Types.ListType.ofRequired(current.elementId(), element);
   }
 
-  private static Type map(
+  private static @Nullable Type map(
       Growth growth,
       String path,
-      Types.MapType current,
+      Types.@Nullable MapType current,
       JsonNode value,
-      Types.MapType declared,
+      Types.@Nullable MapType declared,
       int depth,
       boolean fresh) {
     Type valueType = current == null ? null : current.valueType();
@@ -462,7 +468,8 @@ final class NestedColumns {
    * a new array (values of a new map): the same type, or {@code double} for integers and other
    * numbers; anything else mixes types and is refused.
    */
-  private static Type unify(Growth growth, String path, Type soFar, JsonNode item, Type declared) {
+  private static Type unify(
+      Growth growth, String path, Type soFar, JsonNode item, @Nullable Type declared) {
     if (soFar.isPrimitiveType() && (!item.isContainerNode() || declared != null)) {
       Type type = TableRows.typeOf(growth.rule, path, item, declared);
       if (type.equals(soFar)) {
@@ -606,14 +613,14 @@ final class NestedColumns {
 
   /** The refusal of a value at {@code path} that does not fit {@code type}. */
   static RefusedRecordException incompatible(
-      TableIdentifier table, String path, Type type, JsonNode value) {
+      TableIdentifier table, String path, @Nullable Type type, JsonNode value) {
     Routing.Rejected rejected = incompatibleValue(table, path, type, value);
     return new RefusedRecordException(rejected.reason(), rejected.detail());
   }
 
   /** The dead letter of a value at {@code path} that does not fit {@code type}. */
   static Routing.Rejected incompatibleValue(
-      TableIdentifier table, String path, Type type, JsonNode value) {
+      TableIdentifier table, String path, @Nullable Type type, JsonNode value) {
     return new Routing.Rejected(
         DeadLetterReason.INCOMPATIBLE_TYPE,
         "field '"
@@ -623,7 +630,7 @@ final class NestedColumns {
             + " ("
             + value.getNodeType()
             + ") does not fit type "
-            + TableRows.abbreviate(type.toString())
+            + TableRows.abbreviate(String.valueOf(type))
             + " of "
             + table
             + " without a disallowed change");
@@ -633,7 +640,7 @@ final class NestedColumns {
    * The first change from field {@code before} to {@code after} (the same field, at {@code path})
    * that {@code allowed} refuses, described, or null when it allows all of them.
    */
-  static String refusedChange(
+  static @Nullable String refusedChange(
       String path, Types.NestedField before, Types.NestedField after, SchemaChanges allowed) {
     if (allowed == SchemaChanges.EVOLVE) {
       return null;
@@ -644,7 +651,8 @@ final class NestedColumns {
     return refusedChange(path, before.type(), after.type(), allowed);
   }
 
-  private static String refusedChange(String path, Type before, Type after, SchemaChanges allowed) {
+  private static @Nullable String refusedChange(
+      String path, Type before, Type after, SchemaChanges allowed) {
     if (before.equals(after)) {
       return null;
     }

@@ -5,6 +5,7 @@
 package io.firn.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,6 +21,28 @@ import org.junit.jupiter.api.Test;
  */
 class ContractCheckTest {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * A bound check without its number, or a regex check without its pattern, is refused when it is
+   * made, not with a NullPointerException at the first event it checks.
+   */
+  @Test
+  void aCheckWithoutItsBoundOrPatternIsRefusedWhenMade() {
+    for (ContractCheck.Kind kind :
+        List.of(ContractCheck.Kind.MIN, ContractCheck.Kind.MAX, ContractCheck.Kind.MAX_LENGTH)) {
+      assertThatThrownBy(() -> new ContractCheck("c", "x", kind, null, null, null))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("check 'c' (" + kind.key() + ") needs a number");
+    }
+    assertThatThrownBy(
+            () -> new ContractCheck("c", "x", ContractCheck.Kind.REGEX, null, null, null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("check 'c' (regex) needs a pattern");
+    assertThat(
+            new ContractCheck("c", "x", ContractCheck.Kind.REQUIRED, null, null, null)
+                .violation(JSON.createObjectNode()))
+        .isEqualTo("field 'x' is absent or null");
+  }
 
   @Test
   void minAndMaxDecideAsTheDecimalTextsCompare() throws Exception {
