@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
-import org.jspecify.annotations.NullUnmarked;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a change event's row images with the {@code schema} that Kafka Connect's JSON converter
@@ -64,8 +64,6 @@ import org.jspecify.annotations.NullUnmarked;
  * field without the flag is optional. A value that does not have the announced encoding is left
  * alone.
  */
-// NullAway: not yet annotated (ADR 0032 §4)
-@NullUnmarked
 final class DebeziumLogicalTypes {
   private DebeziumLogicalTypes() {}
 
@@ -79,7 +77,7 @@ final class DebeziumLogicalTypes {
    *
    * @return what the schema declares about each image's fields
    */
-  static Declared decode(JsonNode schema, JsonNode payload) {
+  static Declared decode(@Nullable JsonNode schema, JsonNode payload) {
     if (schema == null || !schema.isObject() || !payload.isObject()) {
       return Declared.NONE;
     }
@@ -107,19 +105,20 @@ final class DebeziumLogicalTypes {
    *
    * @return what the schema declares about each of the row's fields
    */
-  static Map<String, DeclaredColumn> decodeRow(JsonNode struct, JsonNode row) {
+  static Map<String, DeclaredColumn> decodeRow(@Nullable JsonNode struct, @Nullable JsonNode row) {
     if (struct == null || !struct.isObject()) {
       return DeclaredColumn.NONE;
     }
     Map<String, DeclaredColumn> declared = new HashMap<>();
+    ObjectNode object = row instanceof ObjectNode node ? node : null;
     for (JsonNode column : struct.path("fields")) {
       String name = column.path("field").asText();
       declared.put(name, declare(column));
-      JsonNode value = row instanceof ObjectNode ? row.get(name) : null;
-      if (value != null && !value.isNull()) {
+      JsonNode value = object != null ? object.get(name) : null;
+      if (object != null && value != null && !value.isNull()) {
         JsonNode decoded = decodeValue(column, value);
         if (decoded != null) {
-          ((ObjectNode) row).set(name, decoded);
+          object.set(name, decoded);
         }
       }
     }
@@ -136,7 +135,7 @@ final class DebeziumLogicalTypes {
    * The declared type of a Connect schema, or null when it declares none Firn keeps. Nested types
    * carry placeholder field ids ({@code ids}): only their shape and names guide new columns.
    */
-  private static Type type(JsonNode column, int[] ids, int depth) {
+  private static @Nullable Type type(JsonNode column, int[] ids, int depth) {
     Type nested = nestedType(column, ids, depth);
     if (nested != null) {
       return nested;
@@ -176,7 +175,7 @@ final class DebeziumLogicalTypes {
    * string} for a map with non-string keys (the JSON converter writes it as an array of pairs),
    * null for anything else or beyond {@link NestedColumns#MAX_DEPTH} levels.
    */
-  private static Type nestedType(JsonNode column, int[] ids, int depth) {
+  private static @Nullable Type nestedType(JsonNode column, int[] ids, int depth) {
     String kind = column.path("type").asText("");
     if (!kind.equals("struct") && !kind.equals("array") && !kind.equals("map")) {
       return null;
@@ -217,7 +216,7 @@ final class DebeziumLogicalTypes {
   }
 
   /** {@code decimal(p, s)} from a Decimal's parameters, or null when they make none Iceberg has. */
-  private static Type decimalType(JsonNode parameters) {
+  private static @Nullable Type decimalType(JsonNode parameters) {
     try {
       int scale = Integer.parseInt(parameters.path("scale").asText("0"));
       int precision = Integer.parseInt(parameters.path("connect.decimal.precision").asText("38"));
@@ -233,7 +232,7 @@ final class DebeziumLogicalTypes {
    * The decoded value, or null to keep {@code value} (the fields, elements and values of a struct,
    * array or map are decoded in place).
    */
-  private static JsonNode decodeValue(JsonNode column, JsonNode value) {
+  private static @Nullable JsonNode decodeValue(JsonNode column, JsonNode value) {
     switch (column.path("type").asText("")) {
       case "struct":
         decodeRow(column, value);

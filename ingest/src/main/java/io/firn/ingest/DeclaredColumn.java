@@ -7,6 +7,7 @@ package io.firn.ingest;
 import java.util.Map;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an event's own schema says about one of its fields (a Debezium envelope's Kafka Connect
@@ -20,7 +21,7 @@ import org.apache.iceberg.types.TypeUtil;
  * @param optional whether the source allows null; a field the schema does not mark required is
  *     optional
  */
-record DeclaredColumn(Type type, boolean optional) {
+record DeclaredColumn(@Nullable Type type, boolean optional) {
 
   /** No declared types: plain JSON, or a change event without its schema. */
   static final Map<String, DeclaredColumn> NONE = Map.of();
