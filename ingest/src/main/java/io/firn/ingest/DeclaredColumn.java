@@ -30,7 +30,7 @@ record DeclaredColumn(@Nullable Type type, boolean optional) {
    * Whether a column of type {@code current} must become {@code declared} for the source's values:
    * an allowed Iceberg promotion (int to long, float to double, a decimal's precision raised).
    */
-  static boolean widens(Type current, Type declared) {
+  static boolean widens(Type current, @Nullable Type declared) {
     return declared != null
         && !declared.equals(current)
         && current.isPrimitiveType()
@@ -39,7 +39,7 @@ record DeclaredColumn(@Nullable Type type, boolean optional) {
   }
 
   /** Whether a column of this type can be an identifier (key) field: no floating point. */
-  static boolean canBeKey(Type type) {
+  static boolean canBeKey(@Nullable Type type) {
     return type != null
         && type.isPrimitiveType()
         && type.typeId() != Type.TypeID.FLOAT

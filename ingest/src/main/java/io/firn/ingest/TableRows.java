@@ -23,6 +23,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -38,7 +39,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
-import org.jspecify.annotations.NullUnmarked;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -65,8 +65,6 @@ import org.jspecify.annotations.Nullable;
  * first sight, and whenever an image brings new fields) goes through the {@link SchemaResolver},
  * which makes the table cover it and returns the table's own schema: rows are built in that.
  */
-// NullAway: not yet annotated (ADR 0032 §4)
-@NullUnmarked
 final class TableRows {
 
   /** Makes a table cover a schema inferred for it. */
@@ -140,7 +138,7 @@ final class TableRows {
    * @param origin where the name came from, for the message (e.g. {@code routing field
    *     'event_type'})
    */
-  Routing.Rejected checkTableName(String name, String origin) {
+  Routing.@Nullable Rejected checkTableName(String name, String origin) {
     if (validNames.contains(name)) {
       return null;
     }
@@ -165,7 +163,7 @@ final class TableRows {
    * The key fields' problem in {@code image}, or null when every key field is usable (always for
    * append tables: they have no key).
    */
-  Routing.Rejected checkKey(String table, JsonNode image, String where) {
+  Routing.@Nullable Rejected checkKey(String table, JsonNode image, String where) {
     return checkKey(table, image, where, DeclaredColumn.NONE);
   }
 
@@ -173,7 +171,7 @@ final class TableRows {
    * The key fields' problem in {@code image}, whose fields' types are {@code declared}, or null
    * when every key field is usable.
    */
-  Routing.Rejected checkKey(
+  Routing.@Nullable Rejected checkKey(
       String table, JsonNode image, String where, Map<String, DeclaredColumn> declared) {
     for (String key : keys(table)) {
       JsonNode value = image.get(key);
@@ -205,10 +203,9 @@ final class TableRows {
    * Whether a key value that is neither a string nor a long has a declared type a key column can
    * have (a decimal, a date, a timestamp) and fits it.
    */
-  private static boolean declaredKey(DeclaredColumn declared, JsonNode value) {
-    return declared != null
-        && DeclaredColumn.canBeKey(declared.type())
-        && convert(declared.type(), value) != null;
+  private static boolean declaredKey(@Nullable DeclaredColumn declared, JsonNode value) {
+    Type type = declared == null ? null : declared.type();
+    return type != null && DeclaredColumn.canBeKey(type) && convert(type, value) != null;
   }
 
   /** Whether the key fields of two (checked) images are equal. */
@@ -270,7 +267,7 @@ final class TableRows {
   }
 
   /** The first check of the table's data contract {@code image} breaks, or null. */
-  private static Routing.Rejected checkContract(
+  private static Routing.@Nullable Rejected checkContract(
       TableIdentifier table, List<ContractCheck> contract, JsonNode image) {
     for (ContractCheck check : contract) {
       String violation = check.violation(image);
@@ -362,13 +359,14 @@ final class TableRows {
     int id = 0;
     for (String key : keys(name)) {
       id++;
-      DeclaredColumn keyType = declared.get(key);
+      DeclaredColumn keyColumn = declared.get(key);
+      Type keyType = keyColumn == null ? null : keyColumn.type();
       columns.add(
           Types.NestedField.required(
               id,
               key,
-              keyType != null && DeclaredColumn.canBeKey(keyType.type())
-                  ? keyType.type()
+              keyType != null && DeclaredColumn.canBeKey(keyType)
+                  ? keyType
                   : infer(rule(name), key, image.get(key))));
       identifiers.add(id);
     }
@@ -389,7 +387,7 @@ final class TableRows {
    * The type the source declares for a field, as the rule uses it: none for a struct, list or map
    * with {@code nested: json} (their values are JSON text).
    */
-  private static Type declaredType(TableRule rule, DeclaredColumn source) {
+  private static @Nullable Type declaredType(TableRule rule, @Nullable DeclaredColumn source) {
     if (source == null || source.type() == null) {
       return null;
     }
@@ -478,10 +476,12 @@ final class TableRows {
         added.put(name.toLowerCase(Locale.ROOT), name);
         growth.added(name);
         DeclaredColumn source = declared.get(name);
+        // adds() saw a typed value, so a new column's type is never null.
         Type type =
             nested
-                ? NestedColumns.evolve(
-                    growth, name, null, field.getValue(), declaredType(rule, source), 1)
+                ? Objects.requireNonNull(
+                    NestedColumns.evolve(
+                        growth, name, null, field.getValue(), declaredType(rule, source), 1))
                 : typeOf(rule, name, field.getValue(), declaredType(rule, source));
         if (type.isPrimitiveType() && convert(type, field.getValue()) == null) {
           throw new RefusedRecordException(
@@ -585,9 +585,12 @@ final class TableRows {
       }
       JsonNode value = image.get(column.name());
       boolean present = value != null && !value.isNull();
+      Type declaredType = source.type();
       Type type =
-          present && followsWidening(table, column.type(), source, value)
-              ? source.type()
+          present
+                  && declaredType != null
+                  && followsWidening(table, column.type(), declaredType, value)
+              ? declaredType
               : column.type();
       boolean relax = !present && relaxes(schema, column, source);
       if (type != column.type() || relax) {
@@ -607,8 +610,8 @@ final class TableRows {
    * only when the value does not fit the column (and the rule then refuses the event).
    */
   private boolean followsWidening(
-      String table, Type current, DeclaredColumn source, JsonNode value) {
-    return DeclaredColumn.widens(current, source.type())
+      String table, Type current, @Nullable Type declared, JsonNode value) {
+    return DeclaredColumn.widens(current, declared)
         && (rule(table).schemaChanges() == SchemaChanges.EVOLVE || convert(current, value) == null);
   }
 
@@ -623,7 +626,8 @@ final class TableRows {
    * Why {@code name} cannot become a new column of {@code schema}, next to the new columns {@code
    * added} (by lower-case name), or null when it can.
    */
-  private static String columnNameProblem(String name, Schema schema, Map<String, String> added) {
+  private static @Nullable String columnNameProblem(
+      String name, Schema schema, Map<String, String> added) {
     if (name.isBlank()) {
       // Flink's RowType refuses the name: the writers could never open the table again.
       return "is empty or blank: Flink's writers refuse such a column name";
@@ -650,7 +654,7 @@ final class TableRows {
    * A new column's type: {@code timestamptz} for the rule's timestamp fields, else the declared
    * type, else the type inferred from the value.
    */
-  static Type typeOf(TableRule rule, String field, JsonNode value, Type declared) {
+  static Type typeOf(TableRule rule, String field, JsonNode value, @Nullable Type declared) {
     if (declared != null && !rule.timestampFields().contains(field)) {
       return declared;
     }
@@ -693,7 +697,7 @@ final class TableRows {
    * lacks or {@code declared} asks for a change of a column (a rejection comes first: an event
    * whose known columns are wrong changes no column).
    */
-  private Routing toKnownRow(
+  private @Nullable Routing toKnownRow(
       TableIdentifier table, Schema schema, JsonNode image, Map<String, DeclaredColumn> declared) {
     List<Types.NestedField> columns = schema.columns();
     GenericRowData row = new GenericRowData(columns.size());
@@ -724,8 +728,9 @@ final class TableRows {
         }
         continue;
       }
-      if (source != null && followsWidening(table.name(), type, source, value)) {
-        type = source.type();
+      Type declaredType = source == null ? null : source.type();
+      if (declaredType != null && followsWidening(table.name(), type, declaredType, value)) {
+        type = declaredType;
         change = true;
       }
       Object converted = convert(type, value);
@@ -746,7 +751,10 @@ final class TableRows {
    * grow first (a new sub-field, a wider type the source declares, a required field sent null).
    */
   private Object nestedValue(
-      TableIdentifier table, Types.NestedField column, JsonNode value, DeclaredColumn source) {
+      TableIdentifier table,
+      Types.NestedField column,
+      JsonNode value,
+      @Nullable DeclaredColumn source) {
     TableRule rule = rule(table.name());
     Type declared = declaredType(rule, source);
     if (declared != null
@@ -782,7 +790,7 @@ final class TableRows {
   }
 
   /** The value in the column's type, or null when it does not fit. */
-  static Object convert(Type type, JsonNode value) {
+  static @Nullable Object convert(Type type, JsonNode value) {
     JsonNodeType node = value.getNodeType();
     switch (type.typeId()) {
       case LONG:
@@ -816,7 +824,7 @@ final class TableRows {
   }
 
   /** The number exactly in {@code decimal(p, s)}: no rounding, no digits beyond p. */
-  private static DecimalData decimal(Types.DecimalType type, JsonNode value) {
+  private static @Nullable DecimalData decimal(Types.DecimalType type, JsonNode value) {
     if (!value.isNumber()) {
       return null;
     }
@@ -832,7 +840,7 @@ final class TableRows {
   }
 
   /** Days since the epoch from an ISO-8601 date. */
-  private static Integer date(JsonNode value) {
+  private static @Nullable Integer date(JsonNode value) {
     if (!value.isTextual()) {
       return null;
     }
@@ -844,7 +852,7 @@ final class TableRows {
   }
 
   /** The bytes of a base64 string (Kafka Connect's JSON form of {@code bytes}). */
-  private static byte[] binary(JsonNode value) {
+  private static byte @Nullable [] binary(JsonNode value) {
     if (!value.isTextual()) {
       return null;
     }
@@ -860,7 +868,7 @@ final class TableRows {
    * without one, or with {@code Z} read as UTC wall-clock time, for {@code timestamp}) or from
    * epoch milliseconds; null when it is neither.
    */
-  private static TimestampData timestamp(Types.TimestampType type, JsonNode value) {
+  private static @Nullable TimestampData timestamp(Types.TimestampType type, JsonNode value) {
     Instant instant;
     if (value.isIntegralNumber() && value.canConvertToLong()) {
       instant = Instant.ofEpochMilli(value.longValue());
