@@ -13,8 +13,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SplittableRandom;
-import org.jspecify.annotations.NullUnmarked;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The built-in realistic event stream (the generator's {@code profile: stream}): {@code
@@ -36,8 +37,6 @@ import org.jspecify.annotations.NullUnmarked;
  * <p>Pure JDK and Jackson (no Flink, no Iceberg), so that tests reading the tables with another
  * engine can compute the reference. Not thread-safe.
  */
-// NullAway: not yet annotated (ADR 0032 §4)
-@NullUnmarked
 public final class EventStream {
 
   /** The tables of the stream, in order of appearance. */
@@ -145,7 +144,12 @@ public final class EventStream {
    *     null for a malformed event
    * @param payload the event's text
    */
-  public record Event(long index, String table, Object key, String op, String payload) {
+  public record Event(
+      long index,
+      @Nullable String table,
+      @Nullable Object key,
+      @Nullable String op,
+      String payload) {
     /** Whether the event is deliberately malformed (see {@link Settings#badEvery()}). */
     public boolean malformed() {
       return table == null;
@@ -154,7 +158,16 @@ public final class EventStream {
 
   /** A change of one key: before is null for a create, after null for a delete. */
   private record Change(
-      String table, Object key, String op, Map<String, Object> before, Map<String, Object> after) {}
+      String table,
+      Object key,
+      String op,
+      @Nullable Map<String, Object> before,
+      @Nullable Map<String, Object> after) {}
+
+  /** A field every generated row of its table has. */
+  private static Object field(Map<String, Object> row, String name) {
+    return Objects.requireNonNull(row.get(name), () -> "a generated row without '" + name + "'");
+  }
 
   private final Settings settings;
   private final ObjectMapper mapper = new ObjectMapper();
@@ -218,13 +231,16 @@ public final class EventStream {
     return tables;
   }
 
+  /** The row {@code change} leaves: a change with an after image (plain JSON has no deletes). */
   private static Map<String, Object> jsonImage(Settings settings, Change change) {
+    Map<String, Object> after =
+        Objects.requireNonNull(change.after(), () -> "a delete leaves no row: " + change.key());
     if (settings.format() != EventFormat.JSON) {
-      return change.after();
+      return after;
     }
     Map<String, Object> event = new LinkedHashMap<>();
     event.put("event_type", change.table());
-    event.putAll(change.after());
+    event.putAll(after);
     return event;
   }
 
@@ -267,7 +283,7 @@ public final class EventStream {
     /** A slot's current key generation and row (null: none yet, or deleted). */
     private static final class Slot {
       long generation;
-      Map<String, Object> row;
+      @Nullable Map<String, Object> row;
     }
 
     @SuppressWarnings("unchecked")
@@ -289,7 +305,7 @@ public final class EventStream {
     }
 
     /** The change of event {@link #next} (null: a malformed event), and advance. */
-    Change step() {
+    @Nullable Change step() {
       long i = next++;
       if (settings.badEvery() > 0 && i % settings.badEvery() == settings.badEvery() - 1) {
         return null;
@@ -342,7 +358,7 @@ public final class EventStream {
       Slot slot = orders[index];
       Map<String, Object> before = slot.row;
       if (before != null) {
-        String status = (String) before.get("status");
+        String status = (String) field(before, "status");
         String nextStatus =
             switch (status) {
               case "created" -> random.nextInt(10) == 0 ? "cancelled" : "paid";
@@ -355,7 +371,7 @@ public final class EventStream {
           slot.row = null;
           // Change data: cancelled orders and a third of the finished ones are deleted.
           if (cdc && (nextStatus != null || random.nextInt(3) == 0)) {
-            return new Change("order_events", before.get("id"), "d", before, null);
+            return new Change("order_events", field(before, "id"), "d", before, null);
           }
           if (nextStatus == null) {
             return order(i, random, v2, index, slot);
@@ -368,7 +384,7 @@ public final class EventStream {
             after.put("coupon_code", "SAVE" + (5 + random.nextInt(4) * 5));
           }
           slot.row = after;
-          return new Change("order_events", after.get("id"), "u", before, after);
+          return new Change("order_events", field(after, "id"), "u", before, after);
         }
       }
       return order(i, random, v2, index, slot);
@@ -391,7 +407,7 @@ public final class EventStream {
         row.put("coupon_code", "WELCOME" + (10 + random.nextInt(3) * 5));
       }
       slot.row = row;
-      return new Change("order_events", row.get("id"), "c", null, row);
+      return new Change("order_events", field(row, "id"), "c", null, row);
     }
 
     private Change interaction(long i, SplittableRandom random, boolean v2) {
@@ -404,19 +420,20 @@ public final class EventStream {
           // Bot traffic discarded.
           slot.generation++;
           slot.row = null;
-          return new Change("interaction_events", before.get("id"), "d", before, null);
+          return new Change("interaction_events", field(before, "id"), "d", before, null);
         }
         if (choice < 8) {
           Map<String, Object> after = new LinkedHashMap<>(before);
           after.put("action", ACTIONS[random.nextInt(ACTIONS.length)]);
-          after.put("duration_ms", (Long) before.get("duration_ms") + 200 + random.nextInt(5_000));
+          after.put(
+              "duration_ms", (Long) field(before, "duration_ms") + 200 + random.nextInt(5_000));
           after.put("event_time", time(i, random));
           if (v2) {
             after.putIfAbsent("user_agent", AGENTS[random.nextInt(AGENTS.length)]);
             after.put("scroll_depth", Math.round(random.nextDouble() * 100) / 100.0);
           }
           slot.row = after;
-          return new Change("interaction_events", after.get("id"), "u", before, after);
+          return new Change("interaction_events", field(after, "id"), "u", before, after);
         }
         slot.generation++;
       }
@@ -435,7 +452,7 @@ public final class EventStream {
         row.put("scroll_depth", Math.round(random.nextDouble() * 100) / 100.0);
       }
       slot.row = row;
-      return new Change("interaction_events", row.get("id"), "c", null, row);
+      return new Change("interaction_events", field(row, "id"), "c", null, row);
     }
 
     private Change user(long i, SplittableRandom random, boolean v2) {
@@ -449,10 +466,10 @@ public final class EventStream {
           return new Change("user_events", id, "d", before, null);
         }
         Map<String, Object> after = new LinkedHashMap<>(before);
-        after.put("visits", (Long) before.get("visits") + 1);
+        after.put("visits", (Long) field(before, "visits") + 1);
         after.put("event_time", time(i, random));
         if (v2) {
-          long visits = (Long) after.get("visits");
+          long visits = (Long) field(after, "visits");
           after.put("loyalty_tier", TIERS[(int) Math.min(2, visits / 4)]);
         }
         users[index] = after;
@@ -479,7 +496,7 @@ public final class EventStream {
       Slot slot = payments[index];
       Map<String, Object> before = slot.row;
       if (before != null) {
-        String status = (String) before.get("status");
+        String status = (String) field(before, "status");
         String nextStatus =
             switch (status) {
               case "authorized" -> random.nextInt(12) == 0 ? "voided" : "captured";
@@ -490,24 +507,25 @@ public final class EventStream {
           slot.generation++;
           slot.row = null;
           if (nextStatus != null) {
-            return new Change("payment_events", before.get("id"), "d", before, null);
+            return new Change("payment_events", field(before, "id"), "d", before, null);
           }
         } else {
           Map<String, Object> after = new LinkedHashMap<>(before);
           after.put("status", nextStatus);
           after.put("event_time", time(i, random));
           slot.row = after;
-          return new Change("payment_events", after.get("id"), "u", before, after);
+          return new Change("payment_events", field(after, "id"), "u", before, after);
         }
       }
       Slot order = orders[random.nextInt(orders.length)];
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("id", id(slot, index, payments.length, 5_000_000));
       int region;
-      if (order.row != null) {
-        row.put("order_id", order.row.get("id"));
-        row.put("amount", order.row.get("amount"));
-        region = List.of(REGIONS).indexOf((String) order.row.get("region"));
+      Map<String, Object> orderRow = order.row;
+      if (orderRow != null) {
+        row.put("order_id", field(orderRow, "id"));
+        row.put("amount", field(orderRow, "amount"));
+        region = List.of(REGIONS).indexOf((String) field(orderRow, "region"));
       } else {
         region = random.nextInt(REGIONS.length);
         row.put("amount", money(random, 5, 500));
@@ -518,7 +536,7 @@ public final class EventStream {
       row.put("region", REGIONS[region]);
       row.put("event_time", time(i, random));
       slot.row = row;
-      return new Change("payment_events", row.get("id"), "c", null, row);
+      return new Change("payment_events", field(row, "id"), "c", null, row);
     }
   }
 }
