@@ -25,38 +25,9 @@ public final class TaskCodec {
   private TaskCodec() {}
 
   /**
-   * Encodes a task; the attempt id and lease are set when it is leased. To encode the tasks of one
-   * plan, {@link #forTable} writes the schema and specs once for all of them.
-   *
-   * @param table the table the task was planned on (its schema and specs)
-   * @param catalog the catalog's configured name
-   * @param identifier the table's identifier in the catalog ({@code namespace.table})
-   */
-  public static TaskAssignment encode(
-      RewriteTask task,
-      Table table,
-      String catalog,
-      String identifier,
-      String taskId,
-      String processId,
-      long snapshotId,
-      long sequenceNumber,
-      long bloomThreshold) {
-    return forTable(table)
-        .encode(
-            task,
-            catalog,
-            identifier,
-            taskId,
-            processId,
-            snapshotId,
-            sequenceNumber,
-            bloomThreshold);
-  }
-
-  /**
-   * An encoder for the tasks of one table: every assignment it makes shares one copy of the
-   * schema's and each spec's JSON, so a server holding a plan's assignments holds them once.
+   * An encoder for the tasks of one table (its schema and specs): every assignment it makes shares
+   * one copy of the schema's and each spec's JSON, so a server holding a plan's assignments holds
+   * them once.
    */
   public static Encoder forTable(Table table) {
     Map<Integer, String> specJsons = new HashMap<>();
@@ -79,7 +50,12 @@ public final class TaskCodec {
       this.specJsons = Map.copyOf(specJsons);
     }
 
-    /** As {@link TaskCodec#encode}, for a task of this encoder's table. */
+    /**
+     * Encodes a task of this encoder's table; the attempt id and lease are set when it is leased.
+     *
+     * @param catalog the catalog's configured name
+     * @param identifier the table's identifier in the catalog ({@code namespace.table})
+     */
     public TaskAssignment encode(
         RewriteTask task,
         String catalog,

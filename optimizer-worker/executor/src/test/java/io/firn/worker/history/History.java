@@ -270,13 +270,13 @@ final class History implements AutoCloseable {
           }
           String processId = RewriteExecutor.newOperationId();
           Map<Integer, TaskAssignment> assignments = new LinkedHashMap<>();
+          TaskCodec.Encoder encoder = TaskCodec.forTable(table);
           for (RewriteTask task : plan.tasks()) {
             // Encoded at planning time, as the server does.
             assignments.put(
                 task.id(),
-                TaskCodec.encode(
+                encoder.encode(
                     task,
-                    table,
                     "history",
                     identifier.toString(),
                     processId + "/" + task.id(),
