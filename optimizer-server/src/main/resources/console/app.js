@@ -304,7 +304,7 @@ async function tablePage(catalog, namespace, name) {
   const path = tablePath(full);
   const [detail, policy, partitions, snapshots, history] = await Promise.all([
     api(`/tables/${path}?limit=10`), api(`/policies/tables/${path}`), api(`/tables/${path}/partitions?limit=50`),
-    api(`/tables/${path}/snapshots?limit=50`), api(`/tables/${path}/history`)]);
+    api(`/tables/${path}/snapshots?limit=50`), api(`/tables/${path}/history`), refreshOpenProcesses()]);
   const t = detail.table;
   const out = [h('div', { class: 'spread' }, h('h1', { id: 'table-name' }, full),
     h('div', { class: 'row' }, health(t.health), h('span', { id: 'table-status' }, badge(t.status)), t.paused ? h('span', { id: 'table-paused' }, badge('paused')) : null)),
@@ -375,6 +375,17 @@ async function tablePage(catalog, namespace, name) {
       num(`+${x.addedDataFiles} −${x.removedDataFiles}`), num(`+${x.addedDeleteFiles} −${x.removedDeleteFiles}`),
       num(int(x.totalDataFiles)), num(int(x.totalDeleteFiles)), num(int(x.totalRecords)), num(bytes(x.totalBytes)))), 'No snapshots.')));
   return out;
+}
+
+// An open process is read again on every refresh: its tasks are added while it plans and change
+// status while it runs. One that cannot be read keeps what was last shown.
+function refreshOpenProcesses() {
+  return Promise.all(Object.keys(ui.processOpen).map(async (id) => {
+    try {
+      const detail = await api('/processes/' + encodeURIComponent(id));
+      if (ui.processOpen[id]) ui.processOpen[id] = detail; // unless closed meanwhile
+    } catch (e) { /* shown as it was */ }
+  }));
 }
 
 async function toggleProcess(id) {
