@@ -12,6 +12,7 @@ import io.firn.core.plan.OptimizingPlan;
 import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.policy.PolicyKeys;
 import io.firn.core.table.TableFileGroups;
 import io.firn.core.table.TableFiles;
 import io.firn.core.table.TableScanner;
@@ -76,9 +77,18 @@ public final class PlanLargeTable {
     long t1 = System.nanoTime();
     long cpu1 = processCpu();
     OptimizingPlan plan =
-        new BinPackPlanner(a.getLong("max-process-files", BinPackPlanner.DEFAULT_MAX_PROCESS_FILES))
+        new BinPackPlanner()
             .plan(
-                groups, OptimizingPolicy.DEFAULTS, history(table), Instant.now(), Optional.empty());
+                groups,
+                OptimizingPolicy.DEFAULTS.withOverrides(
+                    Map.of(
+                        PolicyKeys.MAX_PROCESS_FILES,
+                        a.get(
+                            "max-process-files",
+                            Long.toString(PolicyKeys.MAX_PROCESS_FILES_DEFAULT)))),
+                history(table),
+                Instant.now(),
+                Optional.empty());
     long t2 = System.nanoTime();
     long cpu2 = processCpu();
     long peak = peakHeap();

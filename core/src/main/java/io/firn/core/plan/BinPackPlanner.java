@@ -5,6 +5,7 @@
 package io.firn.core.plan;
 
 import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.policy.PolicyKeys;
 import io.firn.core.policy.Sizes;
 import io.firn.core.table.DataFileEntry;
 import io.firn.core.table.FileKind;
@@ -35,40 +36,14 @@ import org.jspecify.annotations.Nullable;
  * <p>Rewriting a file costs reading and writing all of it; converting a segment's equality deletes
  * reads only its key columns, so converted files weigh an eighth of their size in a bin.
  *
- * <p>One plan takes at most {@code maxProcessFiles} input files (rewritten plus converted): once
- * the partitions planned reach it, the partitions after them wait for the next process, and a plan
- * that may stop early starts at another group of partitions each time (ADR 0035, "Bounding a
- * process"). This bounds what a plan holds, whatever the size of the table.
+ * <p>One plan takes at most the policy's {@link OptimizingPolicy#maxProcessFiles()} input files
+ * (rewritten plus converted): once the partitions planned reach it, the partitions after them wait
+ * for the next process, and a plan that may stop early starts at another group of partitions each
+ * time (ADR 0035, "Bounding a process"). This bounds what a plan holds, whatever the size of the
+ * table.
  */
 public final class BinPackPlanner implements Planner {
   private static final int CONVERT_WEIGHT_DIVISOR = 8;
-
-  /**
-   * Input files one plan takes when the caller names no bound: ≈ 450 MB of planned files at ≈ 450
-   * bytes each (BENCHMARKS.md, "Planning in groups of partitions"), so that a plan and one group
-   * being read fit in 2 GiB of heap.
-   */
-  public static final long DEFAULT_MAX_PROCESS_FILES = 1_000_000;
-
-  private final long maxProcessFiles;
-
-  /** A planner taking at most {@link #DEFAULT_MAX_PROCESS_FILES} input files per plan. */
-  public BinPackPlanner() {
-    this(DEFAULT_MAX_PROCESS_FILES);
-  }
-
-  /**
-   * @param maxProcessFiles input files (rewritten plus converted) after which a plan plans no
-   *     further partition; a single partition is never split, so a plan may exceed it by one
-   *     partition's files
-   */
-  public BinPackPlanner(long maxProcessFiles) {
-    if (maxProcessFiles < 1) {
-      throw new IllegalArgumentException(
-          "maxProcessFiles = " + maxProcessFiles + ": must be at least 1");
-    }
-    this.maxProcessFiles = maxProcessFiles;
-  }
 
   @Override
   public OptimizingPlan plan(
@@ -112,6 +87,7 @@ public final class BinPackPlanner implements Planner {
     List<DeleteFile> globalDangling = new ArrayList<>();
     int nextTaskId = 0;
     // Only a plan that may stop early rotates: the one that cannot is the same whatever the order.
+    long maxProcessFiles = policy.maxProcessFiles();
     boolean mayStop = groups.groupCount() > 1 && groups.dataFiles() > maxProcessFiles;
     int first = mayStop ? (int) Math.floorMod(groups.snapshotId(), (long) groups.groupCount()) : 0;
     long planned = 0;
@@ -154,9 +130,11 @@ public final class BinPackPlanner implements Planner {
         stopped
             ? "this process takes "
                 + planned
-                + " input files (at most "
+                + " input files ("
+                + PolicyKeys.MAX_PROCESS_FILES
+                + " = "
                 + maxProcessFiles
-                + " per process); "
+                + "); "
                 + (deferredPartitions > 0 ? deferredPartitions + " more partition(s)" : "")
                 + (deferredPartitions > 0 && groupsLeft > 0 ? " and " : "")
                 + (groupsLeft > 0 ? groupsLeft + " more group(s) of partitions" : "")

@@ -31,6 +31,9 @@ import java.util.Set;
  * @param equalityDeleteBloomThreshold above this many equality-delete records in one task, the
  *     executor pre-filters delete keys through a Bloom filter over the task's own keys, so memory
  *     stays proportional to the task's rows instead of the delete backlog
+ * @param maxProcessFiles input files (rewritten plus converted) one plan takes: once the partitions
+ *     planned reach it, the later partitions wait for the next process (a partition is never split,
+ *     so a plan may exceed it by one partition's files)
  */
 public record OptimizingPolicy(
     long targetSize,
@@ -41,7 +44,8 @@ public record OptimizingPolicy(
     double duplicateRatio,
     Duration fullTriggerInterval,
     long maxTaskSize,
-    long equalityDeleteBloomThreshold) {
+    long equalityDeleteBloomThreshold,
+    long maxProcessFiles) {
 
   /** {@link PolicyKeys#TARGET_SIZE_DEFAULT}. */
   public static final long DEFAULT_TARGET_SIZE = PolicyKeys.TARGET_SIZE_DEFAULT;
@@ -57,7 +61,8 @@ public record OptimizingPolicy(
           PolicyKeys.MAJOR_TRIGGER_DUPLICATE_RATIO_DEFAULT,
           PolicyKeys.FULL_TRIGGER_INTERVAL_DEFAULT,
           PolicyKeys.MAX_TASK_SIZE_DEFAULT,
-          PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD_DEFAULT);
+          PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD_DEFAULT,
+          PolicyKeys.MAX_PROCESS_FILES_DEFAULT);
 
   /** Keys accepted by {@link #withOverrides(Map)}, in the spelling of policy files. */
   public static final Set<String> KEYS = Set.copyOf(PolicyKeys.THRESHOLD_KEYS);
@@ -97,6 +102,11 @@ public record OptimizingPolicy(
         PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD,
         equalityDeleteBloomThreshold,
         "must be >= 0");
+    require(
+        maxProcessFiles >= 1,
+        PolicyKeys.MAX_PROCESS_FILES,
+        maxProcessFiles,
+        "must be >= 1 (a process takes at least one partition)");
   }
 
   /** Files of at most this many bytes are fragments. */
@@ -146,7 +156,8 @@ public record OptimizingPolicy(
         values.duration(PolicyKeys.FULL_TRIGGER_INTERVAL, fullTriggerInterval),
         // The task size follows the target size unless it was set on its own.
         values.size(PolicyKeys.MAX_TASK_SIZE, maxTaskSize == targetSize ? target : maxTaskSize),
-        values.number(PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD, equalityDeleteBloomThreshold));
+        values.number(PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD, equalityDeleteBloomThreshold),
+        values.number(PolicyKeys.MAX_PROCESS_FILES, maxProcessFiles));
   }
 
   private static void require(boolean ok, String key, Object value, String rule) {

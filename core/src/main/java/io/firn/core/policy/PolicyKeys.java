@@ -97,6 +97,16 @@ public final class PolicyKeys {
   public static final String EQUALITY_DELETE_BLOOM_THRESHOLD = "equality-delete.bloom-threshold";
   public static final long EQUALITY_DELETE_BLOOM_THRESHOLD_DEFAULT = 1_000_000L;
 
+  /**
+   * Input files (rewritten plus converted) one process of a table takes; the partitions after them
+   * wait for the next process (ADR 0035, "Bounding a process"). The default keeps a plan and one
+   * group of partitions being read within 2 GiB of heap (BENCHMARKS.md, "Planning in groups of
+   * partitions").
+   */
+  public static final String MAX_PROCESS_FILES = "max-process-files";
+
+  public static final long MAX_PROCESS_FILES_DEFAULT = 1_000_000L;
+
   // ---- the keys of each map ----
 
   public static final List<String> ROOT_KEYS = List.of(VERSION, WINDOWS, GROUPS, DEFAULTS, RULES);
@@ -132,5 +142,6 @@ public final class PolicyKeys {
           MAJOR_TRIGGER_DUPLICATE_RATIO,
           FULL_TRIGGER_INTERVAL,
           MAX_TASK_SIZE,
-          EQUALITY_DELETE_BLOOM_THRESHOLD);
+          EQUALITY_DELETE_BLOOM_THRESHOLD,
+          MAX_PROCESS_FILES);
 }

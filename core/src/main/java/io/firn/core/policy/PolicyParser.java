@@ -572,7 +572,8 @@ public final class PolicyParser {
                 thresholds.duplicateRatio(),
                 fullInterval,
                 thresholds.maxTaskSize(),
-                thresholds.equalityDeleteBloomThreshold());
+                thresholds.equalityDeleteBloomThreshold(),
+                thresholds.maxProcessFiles());
       }
       return new EffectivePolicy(
           rule,

@@ -35,8 +35,12 @@ class OptimizingPolicyTest {
                 "minor.trigger.interval",
                 "30m",
                 "full.trigger.interval",
-                "1d"));
+                "1d",
+                "max-process-files",
+                "20000"));
     assertThat(p.targetSize()).isEqualTo(256L << 20);
+    assertThat(p.maxProcessFiles()).isEqualTo(20_000);
+    assertThat(OptimizingPolicy.DEFAULTS.maxProcessFiles()).isEqualTo(1_000_000);
     assertThat(p.taskCapacity()).isEqualTo(256L << 20);
     assertThat(p.minorTriggerInterval()).isEqualTo(Duration.ofMinutes(30));
     assertThat(p.fullTriggerInterval()).isEqualTo(Duration.ofDays(1));

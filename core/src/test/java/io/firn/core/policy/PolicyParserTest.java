@@ -298,9 +298,14 @@ class PolicyParserTest {
             BASE + "defaults:\n  thresholds:\n    target-size: 64MiB\n    minor.trigger.files: 3\n",
             "policies/bad.yaml line 9: defaults.thresholds.minor.trigger.files: unknown threshold"
                 + " key; known keys are [equality-delete.bloom-threshold, fragment-ratio,"
-                + " full.trigger.interval, major.trigger.duplicate-ratio, max-task-size,"
-                + " min-target-size-ratio, minor.trigger.file-count, minor.trigger.interval,"
-                + " target-size]"),
+                + " full.trigger.interval, major.trigger.duplicate-ratio, max-process-files,"
+                + " max-task-size, min-target-size-ratio, minor.trigger.file-count,"
+                + " minor.trigger.interval, target-size]"),
+        Arguments.of(
+            "a process that may take no file",
+            BASE + "defaults:\n  thresholds: {max-process-files: 0}\n",
+            "policies/bad.yaml line 7: defaults.thresholds.max-process-files = '0': must be >= 1 (a"
+                + " process takes at least one partition)"),
         Arguments.of(
             "negative size",
             BASE + "defaults:\n  thresholds: {target-size: -1MiB}\n",

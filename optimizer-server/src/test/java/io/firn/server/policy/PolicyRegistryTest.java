@@ -144,8 +144,9 @@ class PolicyRegistryTest {
             "28-unknown-threshold",
             " line 3: defaults.thresholds.minor.trigger.files: unknown threshold key; known keys"
                 + " are [equality-delete.bloom-threshold, fragment-ratio, full.trigger.interval,"
-                + " major.trigger.duplicate-ratio, max-task-size, min-target-size-ratio,"
-                + " minor.trigger.file-count, minor.trigger.interval, target-size]"));
+                + " major.trigger.duplicate-ratio, max-process-files, max-task-size,"
+                + " min-target-size-ratio, minor.trigger.file-count, minor.trigger.interval,"
+                + " target-size]"));
   }
 
   @Test

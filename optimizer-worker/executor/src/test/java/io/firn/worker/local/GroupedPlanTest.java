@@ -13,6 +13,7 @@ import io.firn.core.plan.OptimizingType;
 import io.firn.core.plan.PartitionPlan;
 import io.firn.core.plan.RewriteTask;
 import io.firn.core.policy.OptimizingPolicy;
+import io.firn.core.policy.PolicyKeys;
 import io.firn.core.table.DataFileEntry;
 import io.firn.core.table.DeleteFiles;
 import io.firn.core.table.PartitionFiles;
@@ -205,10 +206,10 @@ class GroupedPlanTest {
               groups.dataFiles(),
               groups.reader());
       OptimizingPlan plan =
-          new BinPackPlanner(bound)
+          new BinPackPlanner()
               .plan(
                   another,
-                  POLICY,
+                  POLICY.withOverrides(Map.of(PolicyKeys.MAX_PROCESS_FILES, Long.toString(bound))),
                   OptimizingHistory.NONE,
                   NOW,
                   java.util.Optional.of(OptimizingType.FULL));
@@ -218,7 +219,7 @@ class GroupedPlanTest {
       assertThat(planned).as("plan %d", k).isBetween(bound, bound + largest - 1);
       assertThat(plan.note())
           .as("plan %d", k)
-          .contains("input files (at most " + bound + " per process)")
+          .contains("input files (max-process-files = " + bound + ")")
           .endsWith("wait for the next one");
       assertThat(plan.sharedDeletesToRemove()).isEmpty();
       assertThat(plan.tasks()).extracting(RewriteTask::id).doesNotHaveDuplicates();
