@@ -28,19 +28,7 @@ done
 echo "== building" >&2
 mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -pl bench,bench/spark-baseline -am >&2
 
-FIRN_CP="$ROOT/bench/target/classes:$ROOT/bench/target/lib/*"
-SPARK_CP="$ROOT/bench/spark-baseline/target/classes:$ROOT/bench/spark-baseline/target/lib/*"
-SPARK_OPTS=(-Xmx6g -XX:+IgnoreUnrecognizedVMOptions --add-modules=jdk.incubator.vector
-  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED
-  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
-  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED
-  --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED
-  --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/jdk.internal.ref=ALL-UNNAMED
-  --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED
-  --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED
-  --add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED
-  -Djdk.reflect.useDirectMethodHandle=false -Dio.netty.tryReflectionSetAccessible=true)
-export SPARK_LOCAL_IP=127.0.0.1
+source "$ROOT/bench/java-opts.sh"
 
 rm -rf "$WORK"; mkdir -p "$WORK/results"
 R=$WORK/results

@@ -14,9 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
@@ -54,17 +51,7 @@ public final class PlainParquetCopy {
       planned.forEach(tasks::add);
     }
     long started = System.nanoTime();
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    List<Future<Long>> copies = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      int slot = t;
-      copies.add(pool.submit(() -> copy(table, spec, writers, tasks, slot, threads)));
-    }
-    long rows = 0;
-    for (Future<Long> copy : copies) {
-      rows += copy.get();
-    }
-    pool.shutdown();
+    long rows = Slots.sum(threads, slot -> copy(table, spec, writers, tasks, slot, threads));
     double seconds = (System.nanoTime() - started) / 1e9;
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("engine", "plain-parquet-copy");
