@@ -33,7 +33,19 @@ public final class FirnOptimize {
     Table table = a.loadTable();
     OptimizingType type = OptimizingType.parse(a.get("type", "full"));
     int threads = (int) a.getLong("threads", Runtime.getRuntime().availableProcessors());
-    OptimizingPolicy policy = OptimizingPolicy.DEFAULTS;
+    // --thresholds "target-size=1MiB,minor.trigger.file-count=1": policy thresholds, as in a
+    // policy file's thresholds section.
+    Map<String, String> thresholds = new LinkedHashMap<>();
+    for (String pair : a.get("thresholds", "").split(",")) {
+      if (!pair.isBlank()) {
+        String[] kv = pair.split("=", 2);
+        if (kv.length != 2) {
+          throw new IllegalArgumentException("--thresholds: '" + pair + "' is not key=value");
+        }
+        thresholds.put(kv[0].trim(), kv[1].trim());
+      }
+    }
+    OptimizingPolicy policy = OptimizingPolicy.DEFAULTS.withOverrides(thresholds);
 
     long started = System.nanoTime();
     OptimizeReport report =
@@ -58,6 +70,13 @@ public final class FirnOptimize {
     json.put(
         "equalityDeleteRecordsRead",
         report.results().stream().mapToLong(TaskResult::equalityDeleteRecordsRead).sum());
+    json.put(
+        "rewriteFiles", report.plan().partitions().stream().mapToLong(p -> p.rewriteFiles()).sum());
+    json.put(
+        "convertFiles", report.plan().partitions().stream().mapToLong(p -> p.convertFiles()).sum());
+    json.put(
+        "positionsWritten",
+        report.results().stream().mapToLong(TaskResult::positionsWritten).sum());
     json.put("taskSecondsSum", report.results().stream().mapToLong(TaskResult::nanos).sum() / 1e9);
     json.put("groups", report.outcomes().size());
     json.put(

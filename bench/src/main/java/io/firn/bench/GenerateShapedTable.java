@@ -61,6 +61,14 @@ import org.apache.iceberg.types.Types;
  * deletes); {@code --subtasks} writer subtasks (records are keyed to a subtask by their key, as
  * Flink's upsert sinks require). The same arguments give the same rows.
  *
+ * <p>Deletes only, on a table written before: {@code --delete-checkpoints M} adds M checkpoints
+ * after the {@code --commits} ones in which the writer only deletes live keys ({@code
+ * --deletes-per-checkpoint}, default 1,000), so they add equality-delete files and no data file;
+ * with {@code --write-from K} checkpoints before K are replayed in memory without writing and the
+ * table is loaded instead of created. Run once with {@code --delete-checkpoints 0}, compact, then
+ * again with {@code --write-from <commits>} to get segments hit by equality deletes alone: minor
+ * optimizing's convert-only work ({@code bench/run-minor.sh}).
+ *
  * <p>Prints one JSON line on stdout: live keys, data and delete files, and the time taken.
  */
 public final class GenerateShapedTable {
@@ -75,6 +83,8 @@ public final class GenerateShapedTable {
   private final boolean upsert;
   private final long seed;
   private final long startMillis = 1_764_547_200_000L; // 2025-12-01T00:00:00Z
+  private final int writeFrom;
+  private boolean writing;
 
   private GenerateShapedTable(BenchArgs a) {
     this.wide =
@@ -95,6 +105,7 @@ public final class GenerateShapedTable {
           default -> throw new IllegalArgumentException("--writer must be cdc or upsert");
         };
     this.seed = a.getLong("seed", 20261204);
+    this.writeFrom = (int) a.getLong("write-from", 0);
   }
 
   public static void main(String[] args) throws Exception {
@@ -119,16 +130,18 @@ public final class GenerateShapedTable {
     }
     Schema schema = shape.schema();
     Table table =
-        catalog
-            .buildTable(id, schema)
-            .withPartitionSpec(shape.spec(schema))
-            .withProperties(
-                Map.of(
-                    TableProperties.FORMAT_VERSION,
-                    "2",
-                    TableProperties.PARQUET_COMPRESSION,
-                    a.get("codec", "zstd")))
-            .create();
+        shape.writeFrom > 0
+            ? catalog.loadTable(id)
+            : catalog
+                .buildTable(id, schema)
+                .withPartitionSpec(shape.spec(schema))
+                .withProperties(
+                    Map.of(
+                        TableProperties.FORMAT_VERSION,
+                        "2",
+                        TableProperties.PARQUET_COMPRESSION,
+                        a.get("codec", "zstd")))
+                .create();
     long started = System.nanoTime();
     Map<String, Object> summary =
         shape.write(
@@ -138,7 +151,9 @@ public final class GenerateShapedTable {
             a.getDouble("update-ratio", 0.05),
             a.getDouble("delete-ratio", 0.01),
             a.getDouble("rewrite-ratio", 0.02),
-            (int) a.getLong("subtasks", 2));
+            (int) a.getLong("subtasks", 2),
+            (int) a.getLong("delete-checkpoints", 0),
+            a.getLong("deletes-per-checkpoint", 1_000));
     summary.put("seconds", (System.nanoTime() - started) / 1e9);
     table.refresh();
     Map<String, String> s = table.currentSnapshot().summary();
@@ -216,7 +231,9 @@ public final class GenerateShapedTable {
       double updateRatio,
       double deleteRatio,
       double rewriteRatio,
-      int subtasks)
+      int subtasks,
+      int deleteCheckpoints,
+      long deletesPerCheckpoint)
       throws IOException {
     if (rows > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("--rows must fit an int");
@@ -238,11 +255,28 @@ public final class GenerateShapedTable {
     long updates = 0;
     long deletes = 0;
     long rewrites = 0;
-    for (int commit = 0; commit < commits; commit++) {
+    long checkpointsWritten = 0;
+    for (int commit = 0; commit < commits + deleteCheckpoints; commit++) {
+      writing = commit >= writeFrom;
       List<TaskWriter<RowData>> writers = new ArrayList<>();
-      for (int s = 0; s < subtasks; s++) {
+      for (int s = 0; writing && s < subtasks; s++) {
         factory.initialize(s, commit);
         writers.add(factory.create());
+      }
+      if (commit >= commits) {
+        // A checkpoint of deletes only: live keys, picked at random among all written.
+        for (long d = deletesPerCheckpoint; d > 0 && nextKey > 0; d--) {
+          long key = random.nextLong(nextKey);
+          if (versions[(int) key] <= 0) {
+            continue;
+          }
+          emit(writers, subtasks, RowKind.DELETE, key, versions[(int) key], commit);
+          versions[(int) key] = -1;
+          live--;
+          deletes++;
+        }
+        checkpointsWritten += commit(table, writers);
+        continue;
       }
       long newKeys = rows / commits + (commit < rows % commits ? 1 : 0);
       Map<Long, Integer> touched = new HashMap<>();
@@ -284,22 +318,8 @@ public final class GenerateShapedTable {
         change(writers, subtasks, key, versions, commit);
         rewrites++;
       }
-      RowDelta delta = table.newRowDelta();
-      for (TaskWriter<RowData> writer : writers) {
-        WriteResult result = writer.complete();
-        for (DataFile f : result.dataFiles()) {
-          if (f.recordCount() > 0) {
-            delta.addRows(f);
-          }
-        }
-        for (DeleteFile f : result.deleteFiles()) {
-          if (f.recordCount() > 0) {
-            delta.addDeletes(f);
-          }
-        }
-      }
-      delta.commit();
-      if ((commit + 1) % Math.max(1, commits / 10) == 0) {
+      checkpointsWritten += commit(table, writers);
+      if (writing && (commit + 1) % Math.max(1, commits / 10) == 0) {
         System.err.printf(
             Locale.ROOT, "[generate] %s: %d/%d checkpoints%n", table.name(), commit + 1, commits);
       }
@@ -310,7 +330,31 @@ public final class GenerateShapedTable {
     out.put("updates", updates);
     out.put("deletes", deletes);
     out.put("rewrites", rewrites);
+    out.put("checkpointsWritten", checkpointsWritten);
     return out;
+  }
+
+  /** One checkpoint's commit, as Iceberg's Flink committer makes it; 0 when nothing was written. */
+  private int commit(Table table, List<TaskWriter<RowData>> writers) throws IOException {
+    if (writers.isEmpty()) {
+      return 0;
+    }
+    RowDelta delta = table.newRowDelta();
+    for (TaskWriter<RowData> writer : writers) {
+      WriteResult result = writer.complete();
+      for (DataFile f : result.dataFiles()) {
+        if (f.recordCount() > 0) {
+          delta.addRows(f);
+        }
+      }
+      for (DeleteFile f : result.deleteFiles()) {
+        if (f.recordCount() > 0) {
+          delta.addDeletes(f);
+        }
+      }
+    }
+    delta.commit();
+    return 1;
   }
 
   /** An update of a live key: update-before/after for a changelog, one upsert row otherwise. */
@@ -332,6 +376,9 @@ public final class GenerateShapedTable {
       long key,
       int version,
       long commit) {
+    if (!writing) {
+      return; // replaying a checkpoint written by an earlier run
+    }
     try {
       writers
           .get(Math.floorMod(mix(key * 0x9E3779B97F4A7C15L), subtasks))
