@@ -30,6 +30,11 @@ final class WorkerLimits {
   static void checkRegistration(RegisterRequest request) {
     text("name", request.name(), true);
     text("group", request.group(), false);
+    if (request.group() != null && request.group().isBlank()) {
+      // A blank group would be a group of its own that no policy names: its worker would idle.
+      throw new ProtocolException(
+          "register: group is blank; leave it out for the default group or name a group");
+    }
     text("engine", request.engine(), true);
     text("engineVersion", request.engineVersion(), false);
     if (request.slots() < 1 || request.slots() > MAX_SLOTS) {

@@ -450,6 +450,12 @@ class ProtocolTest {
                   server.register(
                       new RegisterRequest(WorkerProtocol.VERSION, " ", "g", 1, "local", "1")))
           .hasMessage("register: name is missing");
+      assertThatThrownBy(
+              () ->
+                  server.register(
+                      new RegisterRequest(WorkerProtocol.VERSION, "w", "  ", 1, "local", "1")))
+          .hasMessage(
+              "register: group is blank; leave it out for the default group or name a group");
       String longName = "w".repeat(256);
       assertThatThrownBy(
               () ->
