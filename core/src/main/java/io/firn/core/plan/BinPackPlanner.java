@@ -30,8 +30,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Amoro's partition evaluation (fragments, undersized segments, segments; minor, major, full
- * triggers) followed by first-fit-decreasing bin packing of each partition's work into tasks of at
- * most {@link OptimizingPolicy#taskCapacity()} bytes.
+ * triggers) followed by packing each partition's work into tasks of at most {@link
+ * OptimizingPolicy#taskCapacity()} bytes along its output files (see {@code pack}).
  *
  * <p>Rewriting a file costs reading and writing all of it; converting a segment's equality deletes
  * reads only its key columns, so converted files weigh an eighth of their size in a bin.
@@ -271,6 +271,24 @@ public final class BinPackPlanner implements Planner {
     return d.toMinutes() < 120 ? d.toMinutes() + "m" : d.toHours() + "h";
   }
 
+  /**
+   * Splits a partition's work into tasks along its output files, so that every task ends with whole
+   * files within [minTargetSize, targetSize] and no task leaves a small tail (ADR 0031):
+   *
+   * <ol>
+   *   <li>the rewritten input bytes decide the partition's output file count ({@link
+   *       RewriteTask#outputFiles});
+   *   <li>each task takes as many of those files as fit in {@link OptimizingPolicy#taskCapacity()}
+   *       input bytes (at least one: a task reads one output file's input even where that is above
+   *       the capacity, at most 1 / min-target-size-ratio targets), the files dealt evenly;
+   *   <li>input files, largest first, go to the task with the most of its share still free;
+   *   <li>converted files, weighing an eighth of their size, fill tasks first-fit up to the
+   *       capacity, then tasks of their own.
+   * </ol>
+   *
+   * <p>First-fit by input bytes, as before, ended each partition with a bin of what was left: its
+   * file came out a fragment or an undersized segment, which the next plan rewrote again.
+   */
   private static List<RewriteTask> pack(
       PartitionKey key,
       OptimizingType type,
@@ -278,44 +296,59 @@ public final class BinPackPlanner implements Planner {
       List<DataFileEntry> convert,
       OptimizingPolicy policy,
       int firstTaskId) {
-    record Item(DataFileEntry entry, boolean rewrite, long weight) {}
-    List<Item> items = new ArrayList<>();
-    rewrite.forEach(e -> items.add(new Item(e, true, Math.max(1, e.sizeInBytes()))));
-    convert.forEach(
-        e -> items.add(new Item(e, false, Math.max(1, e.sizeInBytes() / CONVERT_WEIGHT_DIVISOR))));
-    items.sort(
-        Comparator.comparingLong(Item::weight).reversed().thenComparing(i -> i.entry().path()));
     long capacity = policy.taskCapacity();
-    List<long[]> loads = new ArrayList<>();
-    List<List<Item>> bins = new ArrayList<>();
-    for (Item item : items) {
-      int target = -1;
-      for (int i = 0; i < bins.size(); i++) {
-        if (loads.get(i)[0] + item.weight() <= capacity) {
-          target = i;
+    List<Bin> bins = new ArrayList<>();
+    if (!rewrite.isEmpty()) {
+      List<DataFileEntry> inputs = new ArrayList<>(rewrite);
+      inputs.sort(BY_SIZE_DESCENDING);
+      long bytes = inputs.stream().mapToLong(e -> Math.max(1, e.sizeInBytes())).sum();
+      long files = RewriteTask.outputFiles(bytes, policy.targetSize(), policy.minTargetSize());
+      double perFile = (double) bytes / files;
+      long filesPerTask = Math.max(1, (long) Math.floor(capacity / perFile));
+      long taskCount = Math.min(inputs.size(), (files + filesPerTask - 1) / filesPerTask);
+      for (long i = 0; i < taskCount; i++) {
+        long filesOfTask = files / taskCount + (i < files % taskCount ? 1 : 0);
+        bins.add(new Bin(filesOfTask * perFile));
+      }
+      for (DataFileEntry input : inputs) {
+        Bin roomiest = bins.get(0);
+        for (Bin bin : bins) {
+          if (bin.share - bin.load > roomiest.share - roomiest.load) {
+            roomiest = bin;
+          }
+        }
+        roomiest.rewrite.add(input);
+        roomiest.load += Math.max(1, input.sizeInBytes());
+      }
+    }
+    List<DataFileEntry> converted = new ArrayList<>(convert);
+    converted.sort(BY_SIZE_DESCENDING);
+    for (DataFileEntry entry : converted) {
+      long weight = Math.max(1, entry.sizeInBytes() / CONVERT_WEIGHT_DIVISOR);
+      @Nullable Bin target = null;
+      for (Bin bin : bins) {
+        if (bin.load + weight <= capacity) {
+          target = bin;
           break;
         }
       }
-      if (target < 0) {
-        bins.add(new ArrayList<>());
-        loads.add(new long[1]);
-        target = bins.size() - 1;
+      if (target == null) {
+        target = new Bin(0);
+        bins.add(target);
       }
-      bins.get(target).add(item);
-      loads.get(target)[0] += item.weight();
+      target.convert.add(entry);
+      target.load += weight;
     }
     List<RewriteTask> tasks = new ArrayList<>();
-    for (List<Item> bin : bins) {
-      List<DataFileEntry> binRewrite = new ArrayList<>();
-      List<DataFileEntry> binConvert = new ArrayList<>();
-      for (Item item : bin) {
-        (item.rewrite() ? binRewrite : binConvert).add(item.entry());
-      }
+    for (Bin bin : bins) {
       // Rewriting one clean file alone gains nothing; full optimizing already filtered such cases.
-      if (binConvert.isEmpty()
-          && binRewrite.size() == 1
-          && binRewrite.get(0).deletes().isEmpty()
+      if (bin.convert.isEmpty()
+          && bin.rewrite.size() == 1
+          && bin.rewrite.get(0).deletes().isEmpty()
           && type != OptimizingType.FULL) {
+        continue;
+      }
+      if (bin.rewrite.isEmpty() && bin.convert.isEmpty()) {
         continue;
       }
       tasks.add(
@@ -323,12 +356,29 @@ public final class BinPackPlanner implements Planner {
               firstTaskId + tasks.size(),
               key,
               type,
-              binRewrite,
-              binConvert,
+              bin.rewrite,
+              bin.convert,
               policy.targetSize(),
               policy.minTargetSize()));
     }
     return tasks;
+  }
+
+  private static final Comparator<DataFileEntry> BY_SIZE_DESCENDING =
+      Comparator.comparingLong(DataFileEntry::sizeInBytes)
+          .reversed()
+          .thenComparing(DataFileEntry::path);
+
+  /** One task in the making: its share of the rewritten bytes, and what it holds so far. */
+  private static final class Bin {
+    final double share;
+    final List<DataFileEntry> rewrite = new ArrayList<>();
+    final List<DataFileEntry> convert = new ArrayList<>();
+    long load;
+
+    Bin(double share) {
+      this.share = share;
+    }
   }
 
   /**

@@ -27,7 +27,8 @@ import java.util.Set;
  * @param duplicateRatio a segment whose deleted rows reach this share of its rows is rewritten by
  *     major optimizing
  * @param fullTriggerInterval full optimizing is due after this long; negative: never by time
- * @param maxTaskSize upper bound of the bytes one task reads (the bin size is max(T, this))
+ * @param maxTaskSize upper bound of the bytes one task reads (the bin size is max(T, this)), except
+ *     that a task reads at least one output file's input ({@code BinPackPlanner})
  * @param equalityDeleteBloomThreshold above this many equality-delete records in one task, the
  *     executor pre-filters delete keys through a Bloom filter over the task's own keys, so memory
  *     stays proportional to the task's rows instead of the delete backlog
@@ -155,7 +156,11 @@ public record OptimizingPolicy(
         values.decimal(PolicyKeys.MAJOR_TRIGGER_DUPLICATE_RATIO, duplicateRatio),
         values.duration(PolicyKeys.FULL_TRIGGER_INTERVAL, fullTriggerInterval),
         // The task size follows the target size unless it was set on its own.
-        values.size(PolicyKeys.MAX_TASK_SIZE, maxTaskSize == targetSize ? target : maxTaskSize),
+        values.size(
+            PolicyKeys.MAX_TASK_SIZE,
+            maxTaskSize == PolicyKeys.TASK_TARGETS_DEFAULT * targetSize
+                ? PolicyKeys.TASK_TARGETS_DEFAULT * target
+                : maxTaskSize),
         values.number(PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD, equalityDeleteBloomThreshold),
         values.number(PolicyKeys.MAX_PROCESS_FILES, maxProcessFiles));
   }

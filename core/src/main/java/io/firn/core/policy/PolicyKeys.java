@@ -90,10 +90,15 @@ public final class PolicyKeys {
 
   public static final Duration FULL_TRIGGER_INTERVAL_DEFAULT = Duration.ofMillis(-1);
 
-  /** Follows {@link #TARGET_SIZE} unless set on its own. */
+  /**
+   * {@value #TASK_TARGETS_DEFAULT} × {@link #TARGET_SIZE} unless set on its own: a task writes
+   * several files, so the sized writer can split its rows evenly whatever the sizes of its input
+   * files (ADR 0031).
+   */
   public static final String MAX_TASK_SIZE = "max-task-size";
 
-  public static final long MAX_TASK_SIZE_DEFAULT = TARGET_SIZE_DEFAULT;
+  public static final int TASK_TARGETS_DEFAULT = 8;
+  public static final long MAX_TASK_SIZE_DEFAULT = TASK_TARGETS_DEFAULT * TARGET_SIZE_DEFAULT;
   public static final String EQUALITY_DELETE_BLOOM_THRESHOLD = "equality-delete.bloom-threshold";
   public static final long EQUALITY_DELETE_BLOOM_THRESHOLD_DEFAULT = 1_000_000L;
 

@@ -44,6 +44,15 @@ class BinPackPlannerTest {
         .build();
   }
 
+  /** {@code count} data files of {@code bytes} each, without deletes. */
+  private Map<DataFile, List<DeleteFile>> cleanFiles(int count, long bytes) {
+    Map<DataFile, List<DeleteFile>> files = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      files.put(data(bytes), List.of());
+    }
+    return files;
+  }
+
   private DeleteFile equalityDelete() {
     return FileMetadata.deleteFileBuilder(SPEC)
         .ofEqualityDeletes(1)
@@ -125,8 +134,10 @@ class BinPackPlannerTest {
       files.put(data(10 * MIB + i), List.of());
     }
 
+    OptimizingPolicy tasksOfOneTarget = POLICY.withOverrides(Map.of("max-task-size", "128MiB"));
     OptimizingPlan plan =
-        planner.plan(table(files), POLICY, OptimizingHistory.NONE, NOW, OptimizingType.MINOR);
+        planner.plan(
+            table(files), tasksOfOneTarget, OptimizingHistory.NONE, NOW, OptimizingType.MINOR);
 
     List<RewriteTask> tasks = plan.tasks();
     assertThat(tasks).hasSizeGreaterThan(1);
@@ -149,9 +160,59 @@ class BinPackPlannerTest {
     assertThat(partition.type()).isEqualTo(OptimizingType.MAJOR);
     assertThat(partition.reason())
         .isEqualTo("major: 3 undersized segments hold 150.0 MiB >= target-size 128.0 MiB");
-    // Two fit in one 128 MiB task; the third would be rewritten alone, which gains nothing.
+    // One file of 150 MiB, a segment: two of 75 MiB would be undersized and merged again.
     assertThat(partition.tasks()).hasSize(1);
-    assertThat(partition.rewriteFiles()).isEqualTo(2);
+    assertThat(partition.rewriteFiles()).isEqualTo(3);
+    assertThat(partition.estimatedOutputFiles()).isEqualTo(1);
+  }
+
+  @Test
+  void aPartitionIsSplitIntoTasksAlongItsOutputFiles() {
+    PartitionPlan partition =
+        planner
+            .plan(
+                table(cleanFiles(70, 30 * MIB)),
+                POLICY,
+                OptimizingHistory.NONE,
+                NOW,
+                OptimizingType.MAJOR)
+            .partitions()
+            .get(0);
+
+    // 2,100 MiB make 19 files of 110.5 MiB, the nearest to the middle of [96, 128] MiB; tasks of
+    // at most 1 GiB (8 targets) take 9 of them at most: three tasks of 7, 6 and 6 files.
+    assertThat(partition.estimatedOutputFiles()).isEqualTo(19);
+    assertThat(partition.tasks()).hasSize(3);
+    List<Long> counts = new ArrayList<>();
+    for (RewriteTask task : partition.tasks()) {
+      assertThat(task.rewriteBytes()).isLessThanOrEqualTo(POLICY.taskCapacity());
+      double perFile = (double) task.rewriteBytes() / task.estimatedOutputFiles();
+      assertThat(perFile)
+          .as("bytes per output file of task %d", task.id())
+          .isBetween((double) POLICY.minTargetSize(), (double) POLICY.targetSize());
+      counts.add(task.estimatedOutputFiles());
+    }
+    assertThat(counts).containsExactlyInAnyOrder(7L, 6L, 6L);
+  }
+
+  @Test
+  void aTaskReadsOneOutputFilesInputEvenAboveTheTaskCapacity() {
+    OptimizingPolicy tasksOfOneTarget = POLICY.withOverrides(Map.of("max-task-size", "64MiB"));
+
+    PartitionPlan partition =
+        planner
+            .plan(
+                table(cleanFiles(4, 30 * MIB)),
+                tasksOfOneTarget,
+                OptimizingHistory.NONE,
+                NOW,
+                OptimizingType.FULL)
+            .partitions()
+            .get(0);
+
+    // 120 MiB is one file; split at 64 MiB it would be two undersized files merged again.
+    assertThat(partition.tasks()).hasSize(1);
+    assertThat(partition.tasks().get(0).rewriteBytes()).isEqualTo(120 * MIB);
   }
 
   @Test

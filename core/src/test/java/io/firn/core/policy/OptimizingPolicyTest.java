@@ -41,7 +41,12 @@ class OptimizingPolicyTest {
     assertThat(p.targetSize()).isEqualTo(256L << 20);
     assertThat(p.maxProcessFiles()).isEqualTo(20_000);
     assertThat(OptimizingPolicy.DEFAULTS.maxProcessFiles()).isEqualTo(1_000_000);
-    assertThat(p.taskCapacity()).isEqualTo(256L << 20);
+    assertThat(p.taskCapacity()).isEqualTo(8 * (256L << 20));
+    assertThat(OptimizingPolicy.DEFAULTS.maxTaskSize()).isEqualTo(8 * (128L << 20));
+    OptimizingPolicy own = p.withOverrides(Map.of("max-task-size", "300MiB"));
+    assertThat(own.withOverrides(Map.of("target-size", "64MiB")).maxTaskSize())
+        .as("a task size set on its own stays")
+        .isEqualTo(300L << 20);
     assertThat(p.minorTriggerInterval()).isEqualTo(Duration.ofMinutes(30));
     assertThat(p.fullTriggerInterval()).isEqualTo(Duration.ofDays(1));
   }

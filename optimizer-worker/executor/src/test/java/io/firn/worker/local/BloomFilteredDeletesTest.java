@@ -50,7 +50,13 @@ class BloomFilteredDeletesTest {
     Map<String, Long> before = RowSets.read(table);
     OptimizingPolicy policy =
         OptimizingPolicy.DEFAULTS.withOverrides(
-            Map.of("equality-delete.bloom-threshold", bloomThreshold, "target-size", "48KiB"));
+            Map.of(
+                "equality-delete.bloom-threshold",
+                bloomThreshold,
+                "target-size",
+                "48KiB",
+                "max-task-size",
+                "48KiB"));
     OptimizeReport report =
         new LocalOptimizer(policy, new BinPackPlanner(), 2, line -> {})
             .optimize(table, OptimizingType.FULL, Instant.now());
