@@ -144,6 +144,8 @@ public final class RewriteExecutor {
     }
     SizedDataWriter writer =
         new SizedDataWriter(
+            io,
+            schema,
             writers,
             files,
             spec,

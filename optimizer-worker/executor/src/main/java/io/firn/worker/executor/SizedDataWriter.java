@@ -12,10 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
@@ -38,6 +40,13 @@ import org.jspecify.annotations.Nullable;
  * each file's start from what is left to read, so the last file takes its even share and no small
  * tail is left behind.
  *
+ * <p>The first file is the only one sized on a guess. When its real size shows the guess was off by
+ * so much that it lies outside the bounds, or leaves a rest that no count of files splits within
+ * them (narrow rows merged from small files cost 13-18% fewer bytes than their inputs did), its
+ * rows are read back and written again by the measured bytes per row, and the file is deleted: at
+ * most one file's rows are written twice, and only when the guess would have left a file the next
+ * plan rewrites.
+ *
  * <p>Not thread-safe: one instance per task.
  */
 final class SizedDataWriter implements Closeable {
@@ -47,6 +56,8 @@ final class SizedDataWriter implements Closeable {
   private final StructLike partition;
   private final long targetSize;
   private final long minTargetSize;
+  private final FileIO io;
+  private final Schema schema;
   private final long inputRows;
   private final double inputBytesPerRow;
   private final List<DataFile> written = new ArrayList<>();
@@ -60,6 +71,9 @@ final class SizedDataWriter implements Closeable {
   private long rowsWritten;
   private long closedBytes;
   private long closedRows;
+  // Rows of a re-split first file still to be written again; whether the first file was checked.
+  private long rewritingRows;
+  private boolean firstChecked;
 
   /**
    * @param inputRows the rows the task reads, deleted ones included
@@ -67,6 +81,8 @@ final class SizedDataWriter implements Closeable {
    *     task has been measured
    */
   SizedDataWriter(
+      FileIO io,
+      Schema schema,
       GenericFileWriterFactory writers,
       OutputFileFactory files,
       PartitionSpec spec,
@@ -75,6 +91,8 @@ final class SizedDataWriter implements Closeable {
       long minTargetSize,
       long inputRows,
       double firstBytesPerRow) {
+    this.io = io;
+    this.schema = schema;
     this.writers = writers;
     this.files = files;
     this.spec = spec;
@@ -94,6 +112,17 @@ final class SizedDataWriter implements Closeable {
    * @throws UncheckedIOException when a file cannot be written or closed
    */
   void write(Record row) {
+    boolean closed = append(row, true);
+    rowsRead++;
+    rowsWritten++;
+    if (closed && !firstChecked) {
+      firstChecked = true;
+      resplitFirstFileIfMissized();
+    }
+  }
+
+  /** Writes one row into the open file, opening it first if needed; true when it closed it. */
+  private boolean append(Record row, boolean fromInput) {
     DataWriter<Record> writer = current;
     String location = currentLocation;
     if (writer == null || location == null) {
@@ -103,35 +132,87 @@ final class SizedDataWriter implements Closeable {
       currentLocation = location;
       current = writer;
       rowsInFile = 0;
-      rowsForFile = rowsForNextFile();
+      rowsForFile = rowsForNextFile(fromInput);
     }
     writer.write(row);
-    rowsRead++;
     rowsInFile++;
-    rowsWritten++;
     if (rowsInFile >= rowsForFile) {
       try {
         closeCurrent(writer);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot close data file " + location, e);
       }
+      return true;
     }
+    return false;
+  }
+
+  /**
+   * After the first file closed: keeps it when it lies within the bounds and the rest, at the bytes
+   * per row it measured, splits into files within them; otherwise writes its rows again, sized by
+   * that measurement, and deletes it.
+   */
+  private void resplitFirstFileIfMissized() {
+    DataFile first = written.get(0);
+    double bytesPerRow = (double) closedBytes / Math.max(1, closedRows);
+    long restBytes = (long) Math.ceil(remainingInputRows(false) * bytesPerRow);
+    long restFiles = RewriteTask.outputFiles(restBytes, targetSize, minTargetSize);
+    boolean firstFits =
+        first.fileSizeInBytes() >= minTargetSize && first.fileSizeInBytes() <= targetSize;
+    boolean restFits =
+        restBytes == 0
+            || (restBytes / restFiles >= minTargetSize
+                && (restBytes + restFiles - 1) / restFiles <= targetSize);
+    if (firstFits && restFits) {
+      return;
+    }
+    written.remove(0);
+    rewritingRows = first.recordCount();
+    try (CloseableIterable<Record> rows =
+        Readers.open(io, first, schema, Readers.constants(spec, partition, schema))) {
+      for (Record row : rows) {
+        append(row, false);
+        rewritingRows--;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read back data file " + first.location(), e);
+    }
+    rewritingRows = 0;
+    RewriteExecutor.deleteQuietly(io, first.location());
+  }
+
+  /**
+   * The live rows expected from the input from here on, at the share of live rows seen so far
+   * ({@code plusOneLive}: the row about to be written is one more live row read).
+   */
+  private double remainingInputRows(boolean plusOneLive) {
+    long read = rowsRead + (plusOneLive ? 1 : 0);
+    long live = rowsWritten + (plusOneLive ? 1 : 0);
+    double liveShare = read > 0 ? (double) live / read : 1;
+    return Math.max(0, inputRows - rowsRead) * liveShare;
   }
 
   /**
    * The rows of the file being opened: the live rows expected from here on (the row about to be
-   * written included) over the number of files their bytes make. Counts exclude that row.
+   * written included) over the number of files their bytes make. Counts exclude that row, which
+   * comes from the input or, when {@code !fromInput}, from a first file written again.
    */
-  private long rowsForNextFile() {
-    double liveShare = rowsRead > 0 ? (double) rowsWritten / rowsRead : 1;
+  private long rowsForNextFile(boolean fromInput) {
     long remainingRows =
-        Math.max(1, (long) Math.ceil(Math.max(0, inputRows - rowsRead) * liveShare));
-    double bytesPerRow = closedRows > 0 ? (double) closedBytes / closedRows : inputBytesPerRow;
+        Math.max(1, rewritingRows + (long) Math.ceil(remainingInputRows(fromInput)));
+    boolean guessing = closedRows == 0;
+    double bytesPerRow = guessing ? inputBytesPerRow : (double) closedBytes / closedRows;
     long remainingBytes = (long) Math.ceil(remainingRows * bytesPerRow);
     long count = RewriteTask.outputFiles(remainingBytes, targetSize, minTargetSize);
+    if (count > 1) {
+      return (remainingRows + count - 1) / count;
+    }
     // With one file left it takes every remaining row: estimates of what is left are least sure
-    // at the end, and cutting there would leave a tail smaller than any file should be.
-    return count <= 1 ? Long.MAX_VALUE : (remainingRows + count - 1) / count;
+    // at the end, and cutting there would leave a tail smaller than any file should be. A first
+    // file sized on the guess stops at one target by the guess, so a wrong guess is checked.
+    return guessing && !firstChecked
+        ? Math.max(1, (long) Math.ceil(targetSize / bytesPerRow))
+        : Long.MAX_VALUE;
   }
 
   private void closeCurrent(DataWriter<Record> closing) throws IOException {

@@ -81,11 +81,7 @@ class OutputSizingTest {
       for (boolean wide : List.of(true, false)) {
         for (long target : List.of(256L * 1024, 1024L * 1024)) {
           OptimizingType type = i++ % 2 == 0 ? OptimizingType.MAJOR : OptimizingType.FULL;
-          // Not yet for two narrow shapes: their rows merge 15-18% smaller than in the inputs, so
-          // the first file, sized on the inputs' bytes per row, is undersized (ADR 0031).
-          if (wide || (codec.equals("zstd") ? target != 256L * 1024 : target != 1024L * 1024)) {
-            cases.add(Arguments.of(codec, wide ? "wide" : "narrow", target, type));
-          }
+          cases.add(Arguments.of(codec, wide ? "wide" : "narrow", target, type));
         }
       }
     }
@@ -98,11 +94,7 @@ class OutputSizingTest {
       String codec, String shape, long target, OptimizingType type) {
     Schema schema = shape.equals("wide") ? WIDE : NARROW;
     OptimizingPolicy policy =
-        OptimizingPolicy.DEFAULTS.withOverrides(
-            // One task per partition: tasks of one target's input each write one file whose size
-            // is that of their bin (ADR 0031, "Not solved"); this test is about the executor.
-            Map.of(
-                "target-size", Long.toString(target), "max-task-size", Long.toString(64 * target)));
+        OptimizingPolicy.DEFAULTS.withOverrides(Map.of("target-size", Long.toString(target)));
     HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
     Table table =
         catalog.createTable(
