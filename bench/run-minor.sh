@@ -67,7 +67,7 @@ echo "== $CODEC $WIDTH $PARTITION($PARTS) $WRITER, $ROWS keys in $COMMITS checkp
   java -Xmx6g "${FIRN_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.GenerateShapedTable "${SHAPE[@]}" \
     --delete-checkpoints 0 > "$R/generate.json"
   java -Xmx6g -cp "$FIRN_CP" io.firn.bench.FirnOptimize "${CATALOG[@]}" --type full \
-    --thresholds "target-size=$TARGET,max-task-size=1GiB" --threads "$THREADS" --out "$R/compact.json" 2>/dev/null
+    --thresholds "target-size=$TARGET" --threads "$THREADS" --out "$R/compact.json" 2>/dev/null
   java -Xmx6g "${FIRN_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.GenerateShapedTable "${SHAPE[@]}" \
     --write-from "$COMMITS" --delete-checkpoints "$DELETE_CKPTS" --deletes-per-checkpoint "$DELETES_PER" \
     > "$R/generate-deletes.json"
