@@ -22,6 +22,8 @@ import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes one task's rows into data files of one partition that land within [minTargetSize,
@@ -50,6 +52,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Not thread-safe: one instance per task.
  */
 final class SizedDataWriter implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(SizedDataWriter.class);
   private final GenericFileWriterFactory writers;
   private final OutputFileFactory files;
   private final PartitionSpec spec;
@@ -74,6 +77,8 @@ final class SizedDataWriter implements Closeable {
   // Rows of a re-split first file still to be written again; whether the first file was checked.
   private long rewritingRows;
   private boolean firstChecked;
+  // The first file while its rows are written again: deleted by abort() too.
+  private @Nullable DataFile resplitting;
 
   /**
    * @param inputRows the rows the task reads, deleted ones included
@@ -166,7 +171,25 @@ final class SizedDataWriter implements Closeable {
     if (firstFits && restFits) {
       return;
     }
+    LOG.info(
+        "First output file {} of {} bytes ({} rows) was sized on a guess of {} bytes per row and"
+            + " measures {}; {}: writing its rows again by the measured size",
+        first.location(),
+        first.fileSizeInBytes(),
+        first.recordCount(),
+        String.format("%.1f", inputBytesPerRow),
+        String.format("%.1f", bytesPerRow),
+        firstFits
+            ? "the rest, about "
+                + restBytes
+                + " bytes, splits into no files within ["
+                + minTargetSize
+                + ", "
+                + targetSize
+                + "] bytes"
+            : "it lies outside [" + minTargetSize + ", " + targetSize + "] bytes");
     written.remove(0);
+    resplitting = first;
     rewritingRows = first.recordCount();
     try (CloseableIterable<Record> rows =
         Readers.open(io, first, schema, Readers.constants(spec, partition, schema))) {
@@ -179,6 +202,7 @@ final class SizedDataWriter implements Closeable {
     }
     rewritingRows = 0;
     RewriteExecutor.deleteQuietly(io, first.location());
+    resplitting = null;
   }
 
   /**
@@ -247,6 +271,11 @@ final class SizedDataWriter implements Closeable {
     }
     for (DataFile file : written) {
       RewriteExecutor.deleteQuietly(io, file.location());
+    }
+    DataFile first = resplitting;
+    if (first != null) {
+      RewriteExecutor.deleteQuietly(io, first.location());
+      resplitting = null;
     }
   }
 
