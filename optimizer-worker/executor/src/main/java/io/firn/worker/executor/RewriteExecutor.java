@@ -142,6 +142,10 @@ public final class RewriteExecutor {
     for (TaskDeletes.EqualitySet set : deletes.equality()) {
       keys.add(Keys.of(schema, set.fieldIds));
     }
+    // The largest input's bytes per row, corrected by what merged files of this table cost.
+    String tableKey = LearnedBytesPerRow.key(table);
+    double largest = bytesPerRowOfLargest(task.rewrite());
+    double guess = largest * LearnedBytesPerRow.share(tableKey);
     SizedDataWriter writer =
         new SizedDataWriter(
             io,
@@ -153,7 +157,7 @@ public final class RewriteExecutor {
             task.targetSize(),
             task.minTargetSize(),
             task.inputRecords(),
-            bytesPerRowOfLargest(task.rewrite()));
+            guess);
     boolean closed = false;
     try {
       for (DataFileEntry entry : task.rewrite()) {
@@ -176,6 +180,7 @@ public final class RewriteExecutor {
       }
       writer.close();
       closed = true;
+      learn(tableKey, writer.dataFiles(), largest, task.minTargetSize());
       output.dataFiles.addAll(writer.dataFiles());
       written.addAll(writer.dataFiles());
     } catch (IOException e) {
@@ -184,6 +189,19 @@ public final class RewriteExecutor {
       if (!closed) {
         writer.abort(io);
       }
+    }
+  }
+
+  /**
+   * Learns what this task's merged files cost per row against the largest input's bytes per row;
+   * outputs smaller in all than one file at the lower bound say little (a footer's share).
+   */
+  private static void learn(
+      String tableKey, List<DataFile> files, double largestBytesPerRow, long minTargetSize) {
+    long bytes = files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+    long rows = files.stream().mapToLong(DataFile::recordCount).sum();
+    if (rows > 0 && largestBytesPerRow > 0 && bytes >= minTargetSize) {
+      LearnedBytesPerRow.record(tableKey, (double) bytes / rows, largestBytesPerRow);
     }
   }
 
