@@ -38,9 +38,10 @@ import org.slf4j.LoggerFactory;
  * rows that fill its share of the remaining output at the bytes per row measured on the files this
  * task already closed (their real size), or, for the first file, at the bytes per row of the task's
  * largest input file (whose footer and dictionaries are spread over the most rows, closest to what
- * a merged file costs per row; small input files overstate it). The file count is planned anew at
- * each file's start from what is left to read, so the last file takes its even share and no small
- * tail is left behind.
+ * a merged file costs per row; small input files overstate it), corrected by what merged files of
+ * the table cost ({@link LearnedBytesPerRow}). The file count is planned anew at each file's first
+ * row and every {@value #REPLAN_ROWS} rows after it, from what is left to read at the share of live
+ * rows seen so far, so the last file takes its even share and no small tail is left behind.
  *
  * <p>The first file is the only one sized on a guess. When its real size shows the guess was off by
  * so much that it lies outside the bounds, or leaves a rest that no count of files splits within
@@ -53,6 +54,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SizedDataWriter implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SizedDataWriter.class);
+  private static final int REPLAN_ROWS = 1024;
   private final GenericFileWriterFactory writers;
   private final OutputFileFactory files;
   private final PartitionSpec spec;
@@ -117,17 +119,20 @@ final class SizedDataWriter implements Closeable {
    * @throws UncheckedIOException when a file cannot be written or closed
    */
   void write(Record row) {
-    boolean closed = append(row, true);
     rowsRead++;
     rowsWritten++;
+    boolean closed = append(row);
     if (closed && !firstChecked) {
       firstChecked = true;
       resplitFirstFileIfMissized();
     }
   }
 
-  /** Writes one row into the open file, opening it first if needed; true when it closed it. */
-  private boolean append(Record row, boolean fromInput) {
+  /**
+   * Writes one row into the open file, opening it first if needed; true when it closed it. The row
+   * is already counted (as read and live, or as no longer waiting to be written again).
+   */
+  private boolean append(Record row) {
     DataWriter<Record> writer = current;
     String location = currentLocation;
     if (writer == null || location == null) {
@@ -137,10 +142,14 @@ final class SizedDataWriter implements Closeable {
       currentLocation = location;
       current = writer;
       rowsInFile = 0;
-      rowsForFile = rowsForNextFile(fromInput);
     }
     writer.write(row);
     rowsInFile++;
+    // Planned at the file's first row and again every REPLAN_ROWS rows, on the share of live rows
+    // and the bytes per row known by then: a file ends by what the task has shown so far.
+    if (rowsInFile == 1 || rowsInFile % REPLAN_ROWS == 0) {
+      rowsForFile = rowsForOpenFile();
+    }
     if (rowsInFile >= rowsForFile) {
       try {
         closeCurrent(writer);
@@ -160,7 +169,7 @@ final class SizedDataWriter implements Closeable {
   private void resplitFirstFileIfMissized() {
     DataFile first = written.get(0);
     double bytesPerRow = (double) closedBytes / Math.max(1, closedRows);
-    long restBytes = (long) Math.ceil(remainingInputRows(false) * bytesPerRow);
+    long restBytes = (long) Math.ceil(rowsToCome() * bytesPerRow);
     long restFiles = RewriteTask.outputFiles(restBytes, targetSize, minTargetSize);
     boolean firstFits =
         first.fileSizeInBytes() >= minTargetSize && first.fileSizeInBytes() <= targetSize;
@@ -194,8 +203,8 @@ final class SizedDataWriter implements Closeable {
     try (CloseableIterable<Record> rows =
         Readers.open(io, first, schema, Readers.constants(spec, partition, schema))) {
       for (Record row : rows) {
-        append(row, false);
         rewritingRows--;
+        append(row);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read back data file " + first.location(), e);
@@ -206,33 +215,29 @@ final class SizedDataWriter implements Closeable {
   }
 
   /**
-   * The live rows expected from the input from here on, at the share of live rows seen so far
-   * ({@code plusOneLive}: the row about to be written is one more live row read).
+   * The live rows still to come after those written: the first file's rows waiting to be written
+   * again, and the input's rows not read yet at the share of live rows seen so far.
    */
-  private double remainingInputRows(boolean plusOneLive) {
-    long read = rowsRead + (plusOneLive ? 1 : 0);
-    long live = rowsWritten + (plusOneLive ? 1 : 0);
-    double liveShare = read > 0 ? (double) live / read : 1;
-    return Math.max(0, inputRows - rowsRead) * liveShare;
+  private double rowsToCome() {
+    double liveShare = rowsRead > 0 ? (double) rowsWritten / rowsRead : 1;
+    return rewritingRows + Math.max(0, inputRows - rowsRead) * liveShare;
   }
 
   /**
-   * The rows of the file being opened: the live rows expected from here on (the row about to be
-   * written included) over the number of files their bytes make. Counts exclude that row, which
-   * comes from the input or, when {@code !fromInput}, from a first file written again.
+   * The rows the open file takes: its rows and those still to come, over the number of files their
+   * bytes make.
    */
-  private long rowsForNextFile(boolean fromInput) {
-    long remainingRows =
-        Math.max(1, rewritingRows + (long) Math.ceil(remainingInputRows(fromInput)));
+  private long rowsForOpenFile() {
+    long rows = rowsInFile + (long) Math.ceil(rowsToCome());
     double bytesPerRow = closedRows == 0 ? inputBytesPerRow : (double) closedBytes / closedRows;
-    long remainingBytes = (long) Math.ceil(remainingRows * bytesPerRow);
-    long count = RewriteTask.outputFiles(remainingBytes, targetSize, minTargetSize);
+    long count =
+        RewriteTask.outputFiles((long) Math.ceil(rows * bytesPerRow), targetSize, minTargetSize);
     // With one file left it takes every remaining row: estimates of what is left are least sure
     // at the end, and cutting there would leave a tail smaller than any file should be. (Stopping
     // a first file at one target by the guess, to check the guess, was tried: a task whose output
     // is a little above one target then wrote most of its rows twice, 75 % more task time on the
     // matrix's shape 3.)
-    return count <= 1 ? Long.MAX_VALUE : (remainingRows + count - 1) / count;
+    return count <= 1 ? Long.MAX_VALUE : (rows + count - 1) / count;
   }
 
   private void closeCurrent(DataWriter<Record> closing) throws IOException {
