@@ -319,15 +319,31 @@ class ConsoleBrowserIT {
     return state;
   }
 
+  /** The first table row's name; read again when a refresh replaced the row meanwhile. */
   private static String firstTable(WebDriver d) {
-    return d.findElements(By.cssSelector("#tables tbody tr")).get(0).getDomAttribute("data-table");
+    return fresh(
+        () ->
+            d.findElements(By.cssSelector("#tables tbody tr"))
+                .get(0)
+                .getDomAttribute("data-table"));
   }
 
   private static String text(WebDriver d, String css) {
+    return fresh(
+        () -> {
+          List<WebElement> found = d.findElements(By.cssSelector(css));
+          return found.isEmpty() ? "" : found.get(0).getText();
+        });
+  }
+
+  /**
+   * Reads the page again when the console's 5-second refresh re-rendered an element between finding
+   * it and reading it (a stale element), up to five times.
+   */
+  private static String fresh(java.util.function.Supplier<String> read) {
     for (int attempt = 0; ; attempt++) {
       try {
-        List<WebElement> found = d.findElements(By.cssSelector(css));
-        return found.isEmpty() ? "" : found.get(0).getText();
+        return read.get();
       } catch (StaleElementReferenceException e) {
         if (attempt == 5) {
           throw e;
