@@ -304,7 +304,7 @@ public final class BinPackPlanner implements Planner {
       long bytes = inputs.stream().mapToLong(e -> Math.max(1, e.sizeInBytes())).sum();
       long files = RewriteTask.outputFiles(bytes, policy.targetSize(), policy.minTargetSize());
       double perFile = (double) bytes / files;
-      long filesPerTask = Math.max(1, (long) Math.floor(capacity / perFile));
+      long filesPerTask = Math.min(files, Math.max(1, (long) Math.floor(capacity / perFile)));
       long taskCount = Math.min(inputs.size(), (files + filesPerTask - 1) / filesPerTask);
       for (long i = 0; i < taskCount; i++) {
         long filesOfTask = files / taskCount + (i < files % taskCount ? 1 : 0);

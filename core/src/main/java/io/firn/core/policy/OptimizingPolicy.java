@@ -158,11 +158,16 @@ public record OptimizingPolicy(
         // The task size follows the target size unless it was set on its own.
         values.size(
             PolicyKeys.MAX_TASK_SIZE,
-            maxTaskSize == PolicyKeys.TASK_TARGETS_DEFAULT * targetSize
-                ? PolicyKeys.TASK_TARGETS_DEFAULT * target
-                : maxTaskSize),
+            maxTaskSize == defaultTaskSize(targetSize) ? defaultTaskSize(target) : maxTaskSize),
         values.number(PolicyKeys.EQUALITY_DELETE_BLOOM_THRESHOLD, equalityDeleteBloomThreshold),
         values.number(PolicyKeys.MAX_PROCESS_FILES, maxProcessFiles));
+  }
+
+  /** {@link PolicyKeys#TASK_TARGETS_DEFAULT} targets, at most {@link Long#MAX_VALUE} bytes. */
+  static long defaultTaskSize(long targetSize) {
+    return targetSize > Long.MAX_VALUE / PolicyKeys.TASK_TARGETS_DEFAULT
+        ? Long.MAX_VALUE
+        : PolicyKeys.TASK_TARGETS_DEFAULT * targetSize;
   }
 
   private static void require(boolean ok, String key, Object value, String rule) {

@@ -196,6 +196,26 @@ class BinPackPlannerTest {
   }
 
   @Test
+  void theLargestTaskCapacityPacksAPartitionIntoOneTask() {
+    OptimizingPolicy unbounded = POLICY.withOverrides(Map.of("max-task-size", "8000000TiB"));
+
+    PartitionPlan partition =
+        planner
+            .plan(
+                table(cleanFiles(70, 30 * MIB)),
+                unbounded,
+                OptimizingHistory.NONE,
+                NOW,
+                OptimizingType.MAJOR)
+            .partitions()
+            .get(0);
+
+    assertThat(partition.tasks()).hasSize(1);
+    assertThat(partition.rewriteFiles()).isEqualTo(70);
+    assertThat(partition.estimatedOutputFiles()).isEqualTo(19);
+  }
+
+  @Test
   void aTaskReadsOneOutputFilesInputEvenAboveTheTaskCapacity() {
     OptimizingPolicy tasksOfOneTarget = POLICY.withOverrides(Map.of("max-task-size", "64MiB"));
 

@@ -52,6 +52,18 @@ class OptimizingPolicyTest {
   }
 
   @Test
+  void aHugeTargetGivesTheLargestTaskSizeNotANegativeOne() {
+    // 8 × 2 EiB overflows a long: the task size that follows the target stops at its maximum.
+    OptimizingPolicy huge =
+        OptimizingPolicy.DEFAULTS.withOverrides(Map.of("target-size", Long.toString(2L << 60)));
+    assertThat(huge.targetSize()).isEqualTo(2L << 60);
+    assertThat(huge.maxTaskSize()).isEqualTo(Long.MAX_VALUE);
+    assertThat(huge.withOverrides(Map.of("target-size", "1MiB")).maxTaskSize())
+        .as("still following the target")
+        .isEqualTo(8L << 20);
+  }
+
+  @Test
   void unknownKeysAreRejectedWithTheKnownOnes() {
     assertThatThrownBy(() -> OptimizingPolicy.DEFAULTS.withOverrides(Map.of("target-sise", "1")))
         .isInstanceOf(InvalidPolicyException.class)
