@@ -44,6 +44,14 @@ class BinPackPlannerTest {
         .build();
   }
 
+  private PartitionPlan onlyPartition(
+      Map<DataFile, List<DeleteFile>> files, OptimizingPolicy policy, OptimizingType type) {
+    return planner
+        .plan(table(files), policy, OptimizingHistory.NONE, NOW, type)
+        .partitions()
+        .get(0);
+  }
+
   /** {@code count} data files of {@code bytes} each, without deletes. */
   private Map<DataFile, List<DeleteFile>> cleanFiles(int count, long bytes) {
     Map<DataFile, List<DeleteFile>> files = new java.util.LinkedHashMap<>();
@@ -168,16 +176,7 @@ class BinPackPlannerTest {
 
   @Test
   void aPartitionIsSplitIntoTasksAlongItsOutputFiles() {
-    PartitionPlan partition =
-        planner
-            .plan(
-                table(cleanFiles(70, 30 * MIB)),
-                POLICY,
-                OptimizingHistory.NONE,
-                NOW,
-                OptimizingType.MAJOR)
-            .partitions()
-            .get(0);
+    PartitionPlan partition = onlyPartition(cleanFiles(70, 30 * MIB), POLICY, OptimizingType.MAJOR);
 
     // 2,100 MiB make 19 files of 110.5 MiB, the nearest to the middle of [96, 128] MiB; tasks of
     // at most 1 GiB (8 targets) take 9 of them at most: three tasks of 7, 6 and 6 files.
@@ -200,15 +199,7 @@ class BinPackPlannerTest {
     OptimizingPolicy unbounded = POLICY.withOverrides(Map.of("max-task-size", "8000000TiB"));
 
     PartitionPlan partition =
-        planner
-            .plan(
-                table(cleanFiles(70, 30 * MIB)),
-                unbounded,
-                OptimizingHistory.NONE,
-                NOW,
-                OptimizingType.MAJOR)
-            .partitions()
-            .get(0);
+        onlyPartition(cleanFiles(70, 30 * MIB), unbounded, OptimizingType.MAJOR);
 
     assertThat(partition.tasks()).hasSize(1);
     assertThat(partition.rewriteFiles()).isEqualTo(70);
@@ -220,15 +211,7 @@ class BinPackPlannerTest {
     OptimizingPolicy tasksOfOneTarget = POLICY.withOverrides(Map.of("max-task-size", "64MiB"));
 
     PartitionPlan partition =
-        planner
-            .plan(
-                table(cleanFiles(4, 30 * MIB)),
-                tasksOfOneTarget,
-                OptimizingHistory.NONE,
-                NOW,
-                OptimizingType.FULL)
-            .partitions()
-            .get(0);
+        onlyPartition(cleanFiles(4, 30 * MIB), tasksOfOneTarget, OptimizingType.FULL);
 
     // 120 MiB is one file; split at 64 MiB it would be two undersized files merged again.
     assertThat(partition.tasks()).hasSize(1);
