@@ -39,7 +39,7 @@ public final class Sizes {
     double bytes = number * (1L << shift);
     if (bytes >= 0x1p63) {
       throw new IllegalArgumentException(
-          "too large: a size is below 8 EiB (9223372036854775808 bytes)");
+          "too large: a size is at most " + Long.MAX_VALUE + " bytes (8 EiB)");
     }
     return (long) bytes;
   }

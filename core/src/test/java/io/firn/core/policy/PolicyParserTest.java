@@ -386,7 +386,7 @@ class PolicyParserTest {
             "size too large",
             BASE + "defaults:\n  thresholds: {target-size: 99999999TiB}\n",
             "policies/bad.yaml line 7: defaults.thresholds.target-size = '99999999TiB': too large:"
-                + " a size is below 8 EiB (9223372036854775808 bytes)"),
+                + " a size is at most 9223372036854775807 bytes (8 EiB)"),
         Arguments.of(
             "unknown window key",
             "version: 1\nwindows:\n  nightly: {time-zone: UTC, begin: \"01:00\", end: \"05:00\"}\n",
