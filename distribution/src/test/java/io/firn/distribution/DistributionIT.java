@@ -12,9 +12,11 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -90,6 +92,7 @@ class DistributionIT {
             "LICENSE",
             "NOTICE",
             "README.md",
+            "bin/firn-class-data.sh",
             "conf/firn-server.yaml",
             "conf/policies/default.yaml",
             "conf/policies/examples/demo.yaml",
@@ -210,6 +213,83 @@ class DistributionIT {
 
     assertThat(check.exit()).as(check.toString()).isZero();
     assertNoBuildAndOneBinding(check);
+  }
+
+  @Test
+  void oneShotCommandsStartFromTheClassDataArchiveOfTheirFirstRun() throws IOException {
+    // HOME is root: archives go to root/.cache/firn/cds (docs/adr/0038-class-data-archive.md).
+    Path archives = root.resolve(".cache/firn/cds");
+    deleteArchives(archives, "policies-");
+    String policy = home.resolve("conf/policies/default.yaml").toString();
+
+    Result first = firn(120, "policies", "check", policy);
+    assertThat(first.exit()).as(first.toString()).isZero();
+    Path archive = onlyArchive(archives, "policies-");
+    assertThat(archive.getFileName().toString())
+        .as("the name ends with the archive's size")
+        .endsWith("-" + Files.size(archive) + ".jsa");
+    assertThat(first.out()).doesNotContain("[warning]");
+
+    // The next run maps it: the JVM's class-loading log names the archive as the classes' source.
+    Path log = root.resolve("class-load.log");
+    Result second =
+        run(
+            List.of(home.resolve("bin/firn").toString(), "policies", "check", policy),
+            work,
+            120,
+            Map.of("FIRN_JAVA_OPTS", "-Xlog:class+load=info:file=" + log));
+    assertThat(second.exit()).as(second.toString()).isZero();
+    assertThat(second.out()).isEqualTo(first.out());
+    assertThat(Files.readString(log))
+        .containsPattern("io\\.firn\\.cli\\.FirnCli source: shared objects file \\(top\\)");
+
+    // A truncated archive can crash the JVM that maps it: the launcher makes it again instead.
+    long size = Files.size(archive);
+    archive.toFile().setWritable(true);
+    try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.WRITE)) {
+      channel.truncate(size / 2);
+    }
+    Result third = firn(120, "policies", "check", policy);
+    assertThat(third.exit()).as(third.toString()).isZero();
+    assertThat(third.out()).isEqualTo(first.out());
+    Path remade = onlyArchive(archives, "policies-");
+    assertThat(remade.getFileName().toString()).endsWith("-" + Files.size(remade) + ".jsa");
+    assertThat(Files.size(remade)).isGreaterThan(size / 2);
+
+    // FIRN_CDS=off: neither read nor written.
+    deleteArchives(archives, "policies-");
+    Result off =
+        run(
+            List.of(home.resolve("bin/firn").toString(), "policies", "check", policy),
+            work,
+            120,
+            Map.of("FIRN_CDS", "off"));
+    assertThat(off.exit()).as(off.toString()).isZero();
+    try (Stream<Path> files = Files.list(archives)) {
+      assertThat(files.filter(p -> p.getFileName().toString().startsWith("policies-"))).isEmpty();
+    }
+  }
+
+  private static Path onlyArchive(Path archives, String prefix) throws IOException {
+    try (Stream<Path> files = Files.list(archives)) {
+      List<Path> found = files.filter(p -> p.getFileName().toString().startsWith(prefix)).toList();
+      assertThat(found).as("archives " + prefix + "* in " + archives).hasSize(1);
+      assertThat(found.get(0).toString()).endsWith(".jsa");
+      return found.get(0);
+    }
+  }
+
+  private static void deleteArchives(Path archives, String prefix) throws IOException {
+    if (!Files.isDirectory(archives)) {
+      return;
+    }
+    try (Stream<Path> files = Files.list(archives)) {
+      for (Path file : files.toList()) {
+        if (file.getFileName().toString().startsWith(prefix)) {
+          Files.delete(file);
+        }
+      }
+    }
   }
 
   @Test
@@ -459,6 +539,12 @@ class DistributionIT {
 
   /** Runs {@code command} in {@code dir} with {@link #env}; ends it and its children on timeout. */
   private static Result run(List<String> command, Path dir, int timeoutSeconds) {
+    return run(command, dir, timeoutSeconds, Map.of());
+  }
+
+  /** As {@link #run(List, Path, int)}, with {@code extra} added to the environment. */
+  private static Result run(
+      List<String> command, Path dir, int timeoutSeconds, Map<String, String> extra) {
     try {
       Path out = Files.createTempFile(root, "out-", ".txt");
       Path err = Files.createTempFile(root, "err-", ".txt");
@@ -470,6 +556,7 @@ class DistributionIT {
               .redirectError(err.toFile());
       builder.environment().clear();
       builder.environment().putAll(env);
+      builder.environment().putAll(extra);
       Process process = builder.start();
       if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
         List<ProcessHandle> children = process.descendants().toList();

@@ -1,0 +1,100 @@
+# Sourced by bin/firn and by the benchmarks (bench/java-opts.sh); not a command of its own.
+#
+# Application class-data sharing for short-lived JVMs (docs/adr/0038-class-data-archive.md): a
+# JVM that starts from an archive of the classes an earlier run of the same command loaded skips
+# loading, parsing and verifying them again (≈ 1 s of a 4-5 s `optimize`, BENCHMARKS.md). The
+# first run of a command writes the archive as it exits (a few seconds longer, once per build);
+# later runs map it. An archive belongs to one command, one Java and one class path: its file name
+# is a checksum of the Java binary, its base archive and every jar (path, size, time), so a
+# rebuild or a Java update makes a new one and removes the old. The JVM itself also checks the
+# class path and the base archive and ignores an archive that does not fit.
+#
+#   FIRN_CDS=off         run without an archive
+#   FIRN_CDS_DIR=DIR     where archives live (default: ${XDG_CACHE_HOME:-~/.cache}/firn/cds)
+#
+# Needs GNU stat and cksum (Linux); where either is missing, or the directory is not writable, the
+# JVM runs as it would without this file.
+
+# JVM logging of class-data sharing stays quiet (a first run's archive notes about classes it
+# cannot archive are no use to an operator), and JVM warnings go to stderr, never into a command's
+# stdout.
+CLASS_DATA_QUIET=(-Xlog:disable "-Xlog:all=warning,cds*=off:stderr")
+
+# class_data_key CLASSPATH: prints the checksum naming the archive of this Java and class path.
+class_data_key() {
+  local java_bin entry files=()
+  java_bin="$(command -v "${JAVA:-java}")" || return 1
+  java_bin="$(readlink -f "$java_bin")" || return 1
+  local -a entries
+  IFS=: read -ra entries <<< "$1"
+  for entry in "${entries[@]}"; do
+    if [[ "$entry" == *'/*' ]]; then
+      files+=("${entry%\*}"*.jar)
+    else
+      files+=("$entry")
+    fi
+  done
+  local base
+  base="$(dirname "$java_bin")/../lib/server/classes.jsa"
+  [[ -f "$base" ]] || base="$java_bin"
+  { echo "$java_bin $1"; stat -L -c '%n %s %Y' "$java_bin" "$base" "${files[@]}"; } \
+    | cksum | cut -d' ' -f1
+}
+
+# class_data_java NAME CLASSPATH JAVA_ARGS...: runs "${JAVA:-java}" JAVA_ARGS (which name the same
+# class path) with NAME's archive, or writing it when missing; returns the JVM's exit status.
+# TERM, INT and HUP sent to this shell are passed on to the JVM as TERM (its shutdown hooks run).
+class_data_java() {
+  local name="$1" classpath="$2" java="${JAVA:-java}"
+  shift 2
+  local dir="${FIRN_CDS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/firn/cds}" key="" archive="" made=""
+  local -a options=()
+  if [[ "${FIRN_CDS:-on}" != off ]] && mkdir -p "$dir" 2>/dev/null && [[ -w "$dir" ]] \
+     && key="$(class_data_key "$classpath" 2>/dev/null)" && [[ -n "$key" ]]; then
+    # NAME-KEY-SIZE.jsa: the JVM can crash on a truncated archive, so one whose size is not the
+    # size it was written with is removed and made again.
+    local found size
+    for found in "$dir/$name-$key"-*.jsa; do
+      [[ -f "$found" ]] || continue
+      size="${found##*-}"
+      if [[ "$(stat -c %s "$found" 2>/dev/null)" == "${size%.jsa}" ]]; then
+        archive="$found"
+      else
+        rm -f "$found"
+      fi
+    done
+    if [[ -n "$archive" ]]; then
+      options=(-XX:SharedArchiveFile="$archive" "${CLASS_DATA_QUIET[@]}")
+    else
+      # Left behind by a launcher killed with SIGKILL while its JVM wrote one.
+      find "$dir" -maxdepth 1 -name '*.tmp' -mmin +60 -delete 2>/dev/null || true
+      made="$dir/$name-$key.$$.tmp"
+      options=(-XX:ArchiveClassesAtExit="$made" "${CLASS_DATA_QUIET[@]}")
+    fi
+  fi
+  local pid status=0
+  # Explicit stdin: a background job's would otherwise be /dev/null.
+  "$java" "${options[@]}" "$@" <&0 &
+  pid=$!
+  trap 'kill -TERM "$pid" 2>/dev/null' TERM INT HUP
+  wait "$pid" || status=$?
+  while kill -0 "$pid" 2>/dev/null; do
+    status=0
+    wait "$pid" || status=$?
+  done
+  trap - TERM INT HUP
+  if [[ -n "$made" ]]; then
+    # Kept only after a run that succeeded (a failed one loaded a fraction of the classes) and
+    # when a JVM maps it with sharing required: a mismatched archive fails that check, and a
+    # damaged (truncated) one can crash the JVM that maps it, this check's and not a user's.
+    if [[ "$status" -eq 0 && -s "$made" ]] \
+       && "$java" -XX:ErrorFile=/dev/null -Xshare:on -XX:SharedArchiveFile="$made" \
+            "${CLASS_DATA_QUIET[@]}" -cp "$classpath" -version >/dev/null 2>&1; then
+      rm -f "$dir/$name"-*.jsa
+      mv -f "$made" "$dir/$name-$key-$(stat -c %s "$made").jsa"
+    else
+      rm -f "$made"
+    fi
+  fi
+  return "$status"
+}
