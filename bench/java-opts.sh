@@ -1,6 +1,7 @@
 # Sourced by the benchmark scripts that start bench's JVMs (ROOT is the repository root): class
 # paths and JVM options of the Firn side and of the Spark baseline, and a clock.
-FIRN_CP="$ROOT/bench/target/classes:$ROOT/bench/target/lib/*"
+# The bench jar, not target/classes: a class-data archive takes jars only.
+FIRN_CP="$ROOT/bench/target/firn-bench-0.1.0-SNAPSHOT.jar:$ROOT/bench/target/lib/*"
 SPARK_CP="$ROOT/bench/spark-baseline/target/classes:$ROOT/bench/spark-baseline/target/lib/*"
 SPARK_OPTS=(-Xmx6g -XX:+IgnoreUnrecognizedVMOptions --add-modules=jdk.incubator.vector
   --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED
@@ -17,3 +18,26 @@ FIRN_OPTS=(--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/jav
   --add-opens=java.base/java.nio=ALL-UNNAMED)
 export SPARK_LOCAL_IP=127.0.0.1
 now() { date +%s.%N; }
+
+# Firn's side and its floors (FirnOptimize, PlainParquetCopy, PlainKeyRead) run as `bin/firn
+# optimize` does after its first use: from the class-data archive an earlier run of the same
+# program left (ADR 0038), through class_data_java NAME CLASSPATH JAVA_ARGS...
+source "$ROOT/bin/firn-class-data.sh"
+
+# class_data_training DIR: leaves those archives, from one run of each program on a small table
+# generated in DIR (removed after), so that no measured run is the one that writes an archive.
+class_data_training() {
+  local dir="$1"
+  local catalog=(--catalog-uri "jdbc:sqlite:$dir/catalog.db" --warehouse "$dir/warehouse" --table bench.shaped)
+  rm -rf "$dir"; mkdir -p "$dir"
+  java -Xmx2g "${FIRN_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.GenerateShapedTable \
+    --catalog-file "$dir/catalog.db" --warehouse "$dir/warehouse" --table bench.shaped \
+    --rows 20000 --commits 10 --partitions 2 > /dev/null
+  class_data_java plain-parquet-copy "$FIRN_CP" -Xmx2g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
+    "${catalog[@]}" --threads 2 --out "$dir/plain.json" 2> /dev/null
+  class_data_java plain-key-read "$FIRN_CP" -Xmx2g -cp "$FIRN_CP" io.firn.bench.PlainKeyRead \
+    "${catalog[@]}" --threads 2 --out "$dir/keys.json" 2> /dev/null
+  class_data_java firn-optimize "$FIRN_CP" -Xmx2g -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
+    "${catalog[@]}" --type full --threads 2 --out "$dir/firn.json" 2> /dev/null
+  rm -rf "$dir"
+}

@@ -43,13 +43,16 @@ done
 catalog() { echo --catalog-uri "jdbc:sqlite:$WORK/$1/catalog.db" --warehouse "$WORK/$1/warehouse" --table bench.cdc; }
 
 echo "== plain Parquet copy (the cost floor of any rewrite)" >&2
-java -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy $(catalog firn) --threads "$THREADS" --out "$R/plain.json"
+class_data_training "$WORK/training"
+class_data_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
+  $(catalog firn) --threads "$THREADS" --out "$R/plain.json"
 
 echo "== Spark scan of Firn's table, before" >&2
 java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkScan $(catalog firn) --threads "$THREADS" --out "$R/firn-before.json"
 
 echo "== Firn optimize ($TYPE)" >&2
-java -Xmx6g -cp "$FIRN_CP" io.firn.bench.FirnOptimize $(catalog firn) --type "$TYPE" --threads "$THREADS" --out "$R/firn.json"
+class_data_java firn-optimize "$FIRN_CP" -Xmx6g -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
+  $(catalog firn) --type "$TYPE" --threads "$THREADS" --out "$R/firn.json"
 
 echo "== Spark scan of Firn's table, after" >&2
 java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkScan $(catalog firn) --threads "$THREADS" --out "$R/firn-after.json"

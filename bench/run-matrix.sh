@@ -67,6 +67,8 @@ fi
 source "$ROOT/bench/java-opts.sh"
 
 mkdir -p "$WORK"
+echo "== class-data archives of Firn's programs (a run on a small table; ADR 0038)" >&2
+(flock 9; class_data_training "$WORK/training") 9>"$LOCK"
 for s in $SHAPES; do
   read -r CODEC WIDTH PARTITION PARTS WRITER ROWS COMMITS <<<"$(shape "$s")"
   D=$WORK/shape-$s R=$WORK/shape-$s/results
@@ -82,11 +84,13 @@ for s in $SHAPES; do
         --codec "$CODEC" --width "$WIDTH" --partition "$PARTITION" --partitions "$PARTS" \
         --writer "$WRITER" --rows "$ROWS" --commits "$COMMITS" > "$R/generate-$side.json"
     done
-    java -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy $(catalog firn) --threads "$THREADS" --out "$R/plain.json"
+    class_data_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
+      $(catalog firn) --threads "$THREADS" --out "$R/plain.json"
     JFR_OPTS=()
     if $JFR; then JFR_OPTS=(-XX:StartFlightRecording=filename=$R/firn.jfr,settings=profile); fi
     t0=$(now)
-    java -Xmx6g "${JFR_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.FirnOptimize $(catalog firn) --type full --threads "$THREADS" --out "$R/firn.json"
+    class_data_java firn-optimize "$FIRN_CP" -Xmx6g "${JFR_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
+      $(catalog firn) --type full --threads "$THREADS" --out "$R/firn.json"
     t1=$(now)
     echo "{\"processSeconds\": $(echo "$t1 - $t0" | bc)}" > "$R/firn-process.json"
     java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkScan $(catalog firn) --threads "$THREADS" --out "$R/firn-after.json"
