@@ -20,9 +20,9 @@ export SPARK_LOCAL_IP=127.0.0.1
 now() { date +%s.%N; }
 
 # Firn's side and its floors (FirnOptimize, PlainParquetCopy, PlainKeyRead) run as `bin/firn
-# optimize` does after its first use: from the class-data archive an earlier run of the same
-# program left (ADR 0038), through class_data_java NAME CLASSPATH JAVA_ARGS...
-source "$ROOT/bin/firn-class-data.sh"
+# optimize` does after its first use: C1 only, from the class-data archive an earlier run of the
+# same program left (ADR 0038), through one_shot_java NAME CLASSPATH JAVA_ARGS...
+source "$ROOT/bin/firn-one-shot-jvm.sh"
 
 # class_data_training DIR: leaves those archives, from one run of each program on a small table
 # generated in DIR (removed after), so that no measured run is the one that writes an archive.
@@ -33,11 +33,11 @@ class_data_training() {
   java -Xmx2g "${FIRN_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.GenerateShapedTable \
     --catalog-file "$dir/catalog.db" --warehouse "$dir/warehouse" --table bench.shaped \
     --rows 20000 --commits 10 --partitions 2 > /dev/null
-  class_data_java plain-parquet-copy "$FIRN_CP" -Xmx2g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
+  one_shot_java plain-parquet-copy "$FIRN_CP" -Xmx2g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
     "${catalog[@]}" --threads 2 --out "$dir/plain.json" 2> /dev/null
-  class_data_java plain-key-read "$FIRN_CP" -Xmx2g -cp "$FIRN_CP" io.firn.bench.PlainKeyRead \
+  one_shot_java plain-key-read "$FIRN_CP" -Xmx2g -cp "$FIRN_CP" io.firn.bench.PlainKeyRead \
     "${catalog[@]}" --threads 2 --out "$dir/keys.json" 2> /dev/null
-  class_data_java firn-optimize "$FIRN_CP" -Xmx2g -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
+  one_shot_java firn-optimize "$FIRN_CP" -Xmx2g -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
     "${catalog[@]}" --type full --threads 2 --out "$dir/firn.json" 2> /dev/null
   rm -rf "$dir"
 }

@@ -44,14 +44,14 @@ catalog() { echo --catalog-uri "jdbc:sqlite:$WORK/$1/catalog.db" --warehouse "$W
 
 echo "== plain Parquet copy (the cost floor of any rewrite)" >&2
 class_data_training "$WORK/training"
-class_data_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
+one_shot_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
   $(catalog firn) --threads "$THREADS" --out "$R/plain.json"
 
 echo "== Spark scan of Firn's table, before" >&2
 java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkScan $(catalog firn) --threads "$THREADS" --out "$R/firn-before.json"
 
 echo "== Firn optimize ($TYPE)" >&2
-class_data_java firn-optimize "$FIRN_CP" -Xmx6g -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
+one_shot_java firn-optimize "$FIRN_CP" -Xmx6g -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
   $(catalog firn) --type "$TYPE" --threads "$THREADS" --out "$R/firn.json"
 
 echo "== Spark scan of Firn's table, after" >&2

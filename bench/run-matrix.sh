@@ -84,12 +84,12 @@ for s in $SHAPES; do
         --codec "$CODEC" --width "$WIDTH" --partition "$PARTITION" --partitions "$PARTS" \
         --writer "$WRITER" --rows "$ROWS" --commits "$COMMITS" > "$R/generate-$side.json"
     done
-    class_data_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
+    one_shot_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
       $(catalog firn) --threads "$THREADS" --out "$R/plain.json"
     JFR_OPTS=()
     if $JFR; then JFR_OPTS=(-XX:StartFlightRecording=filename=$R/firn.jfr,settings=profile); fi
     t0=$(now)
-    class_data_java firn-optimize "$FIRN_CP" -Xmx6g "${JFR_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
+    one_shot_java firn-optimize "$FIRN_CP" -Xmx6g "${JFR_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
       $(catalog firn) --type full --threads "$THREADS" --out "$R/firn.json"
     t1=$(now)
     echo "{\"processSeconds\": $(echo "$t1 - $t0" | bc)}" > "$R/firn-process.json"

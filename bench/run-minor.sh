@@ -67,16 +67,16 @@ echo "== $CODEC $WIDTH $PARTITION($PARTS) $WRITER, $ROWS keys in $COMMITS checkp
   java -Xmx6g "${FIRN_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.GenerateShapedTable "${SHAPE[@]}" \
     --delete-checkpoints 0 > "$R/generate.json"
   class_data_training "$WORK/training"
-  class_data_java firn-optimize "$FIRN_CP" -Xmx6g -cp "$FIRN_CP" io.firn.bench.FirnOptimize "${CATALOG[@]}" --type full \
+  one_shot_java firn-optimize "$FIRN_CP" -Xmx6g -cp "$FIRN_CP" io.firn.bench.FirnOptimize "${CATALOG[@]}" --type full \
     --thresholds "target-size=$TARGET" --threads "$THREADS" --out "$R/compact.json" 2>/dev/null
   java -Xmx6g "${FIRN_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.GenerateShapedTable "${SHAPE[@]}" \
     --write-from "$COMMITS" --delete-checkpoints "$DELETE_CKPTS" --deletes-per-checkpoint "$DELETES_PER" \
     > "$R/generate-deletes.json"
   java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkScan "${CATALOG[@]}" --threads "$THREADS" --out "$R/before.json"
-  class_data_java plain-key-read "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainKeyRead "${CATALOG[@]}" \
+  one_shot_java plain-key-read "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainKeyRead "${CATALOG[@]}" \
     --threads "$THREADS" --out "$R/keys.json"
   t0=$(now)
-  class_data_java firn-optimize "$FIRN_CP" -Xmx6g -cp "$FIRN_CP" io.firn.bench.FirnOptimize "${CATALOG[@]}" --type minor \
+  one_shot_java firn-optimize "$FIRN_CP" -Xmx6g -cp "$FIRN_CP" io.firn.bench.FirnOptimize "${CATALOG[@]}" --type minor \
     --thresholds "target-size=$TARGET" --threads "$THREADS" --out "$R/minor.json"
   t1=$(now)
   echo "{\"processSeconds\": $(echo "$t1 - $t0" | bc)}" > "$R/minor-process.json"

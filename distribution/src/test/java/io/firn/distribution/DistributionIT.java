@@ -92,7 +92,7 @@ class DistributionIT {
             "LICENSE",
             "NOTICE",
             "README.md",
-            "bin/firn-class-data.sh",
+            "bin/firn-one-shot-jvm.sh",
             "conf/firn-server.yaml",
             "conf/policies/default.yaml",
             "conf/policies/examples/demo.yaml",
@@ -216,8 +216,8 @@ class DistributionIT {
   }
 
   @Test
-  void oneShotCommandsStartFromTheClassDataArchiveOfTheirFirstRun() throws IOException {
-    // HOME is root: archives go to root/.cache/firn/cds (docs/adr/0038-class-data-archive.md).
+  void oneShotCommandsRunC1OnlyFromTheClassDataArchiveOfTheirFirstRun() throws IOException {
+    // HOME is root: archives go to root/.cache/firn/cds (docs/adr/0038-one-shot-jvm.md).
     Path archives = root.resolve(".cache/firn/cds");
     deleteArchives(archives, "policies-");
     String policy = home.resolve("conf/policies/default.yaml").toString();
@@ -255,6 +255,22 @@ class DistributionIT {
     Path remade = onlyArchive(archives, "policies-");
     assertThat(remade.getFileName().toString()).endsWith("-" + Files.size(remade) + ".jsa");
     assertThat(Files.size(remade)).isGreaterThan(size / 2);
+
+    // C1 only, unless FIRN_JAVA_OPTS (which comes after) says otherwise.
+    Result flags =
+        run(
+            List.of(home.resolve("bin/firn").toString(), "policies", "check", policy),
+            work,
+            120,
+            Map.of("FIRN_JAVA_OPTS", "-XX:+PrintFlagsFinal"));
+    assertThat(flags.out()).containsPattern("TieredStopAtLevel\\s+= 1 ");
+    Result tiered =
+        run(
+            List.of(home.resolve("bin/firn").toString(), "policies", "check", policy),
+            work,
+            120,
+            Map.of("FIRN_JAVA_OPTS", "-XX:TieredStopAtLevel=4 -XX:+PrintFlagsFinal"));
+    assertThat(tiered.out()).containsPattern("TieredStopAtLevel\\s+= 4 ");
 
     // FIRN_CDS=off: neither read nor written.
     deleteArchives(archives, "policies-");

@@ -1,19 +1,29 @@
 # Sourced by bin/firn and by the benchmarks (bench/java-opts.sh); not a command of its own.
 #
-# Application class-data sharing for short-lived JVMs (docs/adr/0038-class-data-archive.md): a
-# JVM that starts from an archive of the classes an earlier run of the same command loaded skips
-# loading, parsing and verifying them again (≈ 1 s of a 4-5 s `optimize`, BENCHMARKS.md). The
-# first run of a command writes the archive as it exits (a few seconds longer, once per build);
-# later runs map it. An archive belongs to one command, one Java and one class path: its file name
-# is a checksum of the Java binary, its base archive and every jar (path, size, time), so a
-# rebuild or a Java update makes a new one and removes the old. The JVM itself also checks the
-# class path and the base archive and ignores an archive that does not fit.
+# How Firn's one-shot JVMs start (`plan`, `optimize`, `policies check`; docs/adr/0038-one-shot-jvm.md):
+#
+# 1. C1 only (ONE_SHOT_JVM_OPTS). A one-shot run is over before C2's code pays off: on 2 cores
+#    the C2 compiler thread takes a core from the rewrite while methods wait in C1's slow
+#    profiling tier. Measured: a full optimizing of 0.5 M rows 4.1 s -> 2.3 s, of 1 M wide rows
+#    11 s -> 8.1 s, of 2 M narrow rows in 64 partitions 16.9 s -> 15.3 s; a steady-state Parquet
+#    copy ran as fast under C1 as under C2. FIRN_JAVA_OPTS comes after it: -XX:TieredStopAtLevel=4
+#    there brings C2 back.
+# 2. Application class-data sharing: a JVM that starts from an archive of the classes an earlier
+#    run of the same command loaded skips loading, parsing and verifying them again (0.8 s of a
+#    5.6 s `optimize`). The first run of a command writes the archive as it exits (a few seconds
+#    longer, once per build); later runs map it. An archive belongs to one command, one Java and
+#    one class path: its file name is a checksum of the Java binary, its base archive and every
+#    jar (path, size, time), so a rebuild or a Java update makes a new one and removes the old.
+#    The JVM itself also checks the class path and the base archive and ignores an archive that
+#    does not fit.
 #
 #   FIRN_CDS=off         run without an archive
 #   FIRN_CDS_DIR=DIR     where archives live (default: ${XDG_CACHE_HOME:-~/.cache}/firn/cds)
 #
-# Needs GNU stat and cksum (Linux); where either is missing, or the directory is not writable, the
-# JVM runs as it would without this file.
+# The archive needs GNU stat and cksum (Linux); where either is missing, or the directory is not
+# writable, the JVM runs without one.
+
+ONE_SHOT_JVM_OPTS=(-XX:TieredStopAtLevel=1)
 
 # JVM logging of class-data sharing stays quiet (a first run's archive notes about classes it
 # cannot archive are no use to an operator), and JVM warnings go to stderr, never into a command's
@@ -41,10 +51,11 @@ class_data_key() {
     | cksum | cut -d' ' -f1
 }
 
-# class_data_java NAME CLASSPATH JAVA_ARGS...: runs "${JAVA:-java}" JAVA_ARGS (which name the same
-# class path) with NAME's archive, or writing it when missing; returns the JVM's exit status.
-# TERM, INT and HUP sent to this shell are passed on to the JVM as TERM (its shutdown hooks run).
-class_data_java() {
+# one_shot_java NAME CLASSPATH JAVA_ARGS...: runs "${JAVA:-java}" with ONE_SHOT_JVM_OPTS and
+# JAVA_ARGS (which name the same class path), from NAME's archive or writing it when missing;
+# returns the JVM's exit status. TERM, INT and HUP sent to this shell are passed on to the JVM as
+# TERM (its shutdown hooks run).
+one_shot_java() {
   local name="$1" classpath="$2" java="${JAVA:-java}"
   shift 2
   local dir="${FIRN_CDS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/firn/cds}" key="" archive="" made=""
@@ -74,7 +85,7 @@ class_data_java() {
   fi
   local pid status=0
   # Explicit stdin: a background job's would otherwise be /dev/null.
-  "$java" "${options[@]}" "$@" <&0 &
+  "$java" "${options[@]}" "${ONE_SHOT_JVM_OPTS[@]}" "$@" <&0 &
   pid=$!
   trap 'kill -TERM "$pid" 2>/dev/null' TERM INT HUP
   wait "$pid" || status=$?
