@@ -233,11 +233,7 @@ class DistributionIT {
     // The next run maps it: the JVM's class-loading log names the archive as the classes' source.
     Path log = root.resolve("class-load.log");
     Result second =
-        run(
-            List.of(home.resolve("bin/firn").toString(), "policies", "check", policy),
-            work,
-            120,
-            Map.of("FIRN_JAVA_OPTS", "-Xlog:class+load=info:file=" + log));
+        policiesCheck(policy, Map.of("FIRN_JAVA_OPTS", "-Xlog:class+load=info:file=" + log));
     assertThat(second.exit()).as(second.toString()).isZero();
     assertThat(second.out()).isEqualTo(first.out());
     assertThat(Files.readString(log))
@@ -257,33 +253,29 @@ class DistributionIT {
     assertThat(Files.size(remade)).isGreaterThan(size / 2);
 
     // C1 only, unless FIRN_JAVA_OPTS (which comes after) says otherwise.
-    Result flags =
-        run(
-            List.of(home.resolve("bin/firn").toString(), "policies", "check", policy),
-            work,
-            120,
-            Map.of("FIRN_JAVA_OPTS", "-XX:+PrintFlagsFinal"));
+    Result flags = policiesCheck(policy, Map.of("FIRN_JAVA_OPTS", "-XX:+PrintFlagsFinal"));
     assertThat(flags.out()).containsPattern("TieredStopAtLevel\\s+= 1 ");
     Result tiered =
-        run(
-            List.of(home.resolve("bin/firn").toString(), "policies", "check", policy),
-            work,
-            120,
-            Map.of("FIRN_JAVA_OPTS", "-XX:TieredStopAtLevel=4 -XX:+PrintFlagsFinal"));
+        policiesCheck(
+            policy, Map.of("FIRN_JAVA_OPTS", "-XX:TieredStopAtLevel=4 -XX:+PrintFlagsFinal"));
     assertThat(tiered.out()).containsPattern("TieredStopAtLevel\\s+= 4 ");
 
     // FIRN_CDS=off: neither read nor written.
     deleteArchives(archives, "policies-");
-    Result off =
-        run(
-            List.of(home.resolve("bin/firn").toString(), "policies", "check", policy),
-            work,
-            120,
-            Map.of("FIRN_CDS", "off"));
+    Result off = policiesCheck(policy, Map.of("FIRN_CDS", "off"));
     assertThat(off.exit()).as(off.toString()).isZero();
     try (Stream<Path> files = Files.list(archives)) {
       assertThat(files.filter(p -> p.getFileName().toString().startsWith("policies-"))).isEmpty();
     }
+  }
+
+  /** {@code bin/firn policies check policy} with {@code extra} in its environment. */
+  private static Result policiesCheck(String policy, Map<String, String> extra) {
+    return run(
+        List.of(home.resolve("bin/firn").toString(), "policies", "check", policy),
+        work,
+        120,
+        extra);
   }
 
   private static Path onlyArchive(Path archives, String prefix) throws IOException {
