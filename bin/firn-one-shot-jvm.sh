@@ -60,8 +60,14 @@ one_shot_java() {
   shift 2
   local dir="${FIRN_CDS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/firn/cds}" key="" archive="" made=""
   local -a options=()
-  if [[ "${FIRN_CDS:-on}" != off ]] && mkdir -p "$dir" 2>/dev/null && [[ -w "$dir" ]] \
-     && key="$(class_data_key "$classpath" 2>/dev/null)" && [[ -n "$key" ]]; then
+  local use_cds="${FIRN_CDS:-on}" arg
+  for arg in "$@"; do
+    # Sharing the caller set up itself (-Xshare:off, an archive of its own) is left alone.
+    case "$arg" in -Xshare:*|-XX:SharedArchiveFile=*|-XX:ArchiveClassesAtExit=*) use_cds=off ;; esac
+  done
+  if [[ "$use_cds" != off ]] && mkdir -p "$dir" 2>/dev/null && [[ -w "$dir" ]] \
+     && key="$(class_data_key "$classpath" 2>/dev/null)" && [[ -n "$key" ]] \
+     && [[ ! -e "$dir/$name-$key.unsupported" ]]; then
     # NAME-KEY-SIZE.jsa: the JVM can crash on a truncated archive, so one whose size is not the
     # size it was written with is removed and made again.
     local found size
@@ -76,6 +82,12 @@ one_shot_java() {
     done
     if [[ -n "$archive" ]]; then
       options=(-XX:SharedArchiveFile="$archive" "${CLASS_DATA_QUIET[@]}")
+    elif ! "$java" -Xshare:on "${CLASS_DATA_QUIET[@]}" -version >/dev/null 2>&1; then
+      # A Java without a usable base archive (some custom runtimes ship none) refuses to start
+      # with -XX:ArchiveClassesAtExit: this Java and class path run without one, and the marker
+      # spares later runs this check.
+      rm -f "$dir/$name"-*.unsupported
+      touch "$dir/$name-$key.unsupported" 2>/dev/null || true
     else
       # Left behind by a launcher killed with SIGKILL while its JVM wrote one.
       find "$dir" -maxdepth 1 -name '*.tmp' -mmin +60 -delete 2>/dev/null || true
@@ -101,7 +113,7 @@ one_shot_java() {
     if [[ "$status" -eq 0 && -s "$made" ]] \
        && "$java" -XX:ErrorFile=/dev/null -Xshare:on -XX:SharedArchiveFile="$made" \
             "${CLASS_DATA_QUIET[@]}" -cp "$classpath" -version >/dev/null 2>&1; then
-      rm -f "$dir/$name"-*.jsa
+      rm -f "$dir/$name"-*.jsa "$dir/$name"-*.unsupported
       mv -f "$made" "$dir/$name-$key-$(stat -c %s "$made").jsa"
     else
       rm -f "$made"

@@ -260,10 +260,14 @@ class DistributionIT {
             policy, Map.of("FIRN_JAVA_OPTS", "-XX:TieredStopAtLevel=4 -XX:+PrintFlagsFinal"));
     assertThat(tiered.out()).containsPattern("TieredStopAtLevel\\s+= 4 ");
 
-    // FIRN_CDS=off: neither read nor written.
+    // FIRN_CDS=off, or -Xshare:off in FIRN_JAVA_OPTS: neither read nor written.
     deleteArchives(archives, "policies-");
     Result off = policiesCheck(policy, Map.of("FIRN_CDS", "off"));
     assertThat(off.exit()).as(off.toString()).isZero();
+    // Sharing switched off by the caller's own options: left alone, not a JVM that cannot start.
+    Result unshared = policiesCheck(policy, Map.of("FIRN_JAVA_OPTS", "-Xshare:off"));
+    assertThat(unshared.exit()).as(unshared.toString()).isZero();
+    assertThat(unshared.out()).isEqualTo(first.out());
     try (Stream<Path> files = Files.list(archives)) {
       assertThat(files.filter(p -> p.getFileName().toString().startsWith("policies-"))).isEmpty();
     }
