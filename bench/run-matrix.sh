@@ -23,6 +23,8 @@
 #   2. plain Parquet read+write of the first table's data files (same threads, FileIO, codec);
 #   3. Firn full optimizing of the first table in its own JVM: in-process time and process wall
 #      time (JVM start included);
+#   (2 and 3 start as `bin/firn optimize` does: C1 only, from a class-data archive left by one run
+#   of each on a small table before the first shape; ADR 0038, bench/java-opts.sh)
 #   4. Spark scan (count + checksum of hash(*), deletes applied) of Firn's result;
 #   5. Iceberg's Spark actions on the second table (rewriteDataFiles with delete-file-threshold=1,
 #      then rewritePositionDeletes), with Spark scans before and after, in one local[THREADS] JVM.
