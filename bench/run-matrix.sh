@@ -20,7 +20,10 @@
 # For each shape, every measuring JVM runs under flock /tmp/firn-mvn.lock (the machine is shared):
 #   1. the table is generated twice from one seed (two independent equal tables: Iceberg metadata
 #      holds absolute paths);
-#   2. plain Parquet read+write of the first table's data files (same threads, FileIO, codec);
+#   2. plain Parquet read+write of the first table's data files (same threads, FileIO, codec),
+#      twice: each thread's rows into one rolling file ignoring partitions (plain.json), and each
+#      partition's rows into files of their own, the layout a rewrite must write
+#      (plain-partitions.json; ADR 0039);
 #   3. Firn full optimizing of the first table in its own JVM: in-process time and process wall
 #      time (JVM start included);
 #   (2 and 3 start as `bin/firn optimize` does: C1 only, from a class-data archive left by one run
@@ -87,7 +90,9 @@ for s in $SHAPES; do
         --writer "$WRITER" --rows "$ROWS" --commits "$COMMITS" > "$R/generate-$side.json"
     done
     one_shot_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
-      $(catalog firn) --threads "$THREADS" --out "$R/plain.json"
+      $(catalog firn) --threads "$THREADS" --layout single --out "$R/plain.json"
+    one_shot_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
+      $(catalog firn) --threads "$THREADS" --layout partitions --out "$R/plain-partitions.json"
     JFR_OPTS=()
     if $JFR; then JFR_OPTS=(-XX:StartFlightRecording=filename=$R/firn.jfr,settings=profile); fi
     t0=$(now)
