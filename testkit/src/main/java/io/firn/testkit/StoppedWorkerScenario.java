@@ -48,10 +48,13 @@ public final class StoppedWorkerScenario {
 
   private StoppedWorkerScenario(ServerProcess server) {
     this.server = server;
+    // 400,000 keys: the big task writes for about 2 s, twice what a MiniCluster took to cancel a
+    // job on a quiet 2-core machine; with 200,000 the cancel once landed while the attempt was
+    // already handing its file in, and the server committed it.
     tables.put(
         "big",
         server.generate(
-            "db", "big", new CdcTableSpec(200_000, 30, 0.1, 0.02, 0.02, 0, 5L, false, false)));
+            "db", "big", new CdcTableSpec(400_000, 30, 0.1, 0.02, 0.02, 0, 5L, false, false)));
     for (int i = 0; i < 3; i++) {
       tables.put(
           "t" + i,
