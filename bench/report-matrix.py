@@ -56,4 +56,8 @@ print("| # | shape | data / delete files before | Firn in-process / process wall
       "| Firn vs copy into partition files (in-process / wall) | Firn plan / task-sum / commit s | data files after (Firn / Spark) | rows identical |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 print("\n".join(rows_out))
+for s in shapes:
+    props = work / f"shape-{s}" / "results" / "table-properties.txt"
+    if props.exists() and props.read_text().strip():
+        print(f"\nShape {s}'s tables were created with the table properties {props.read_text().strip()}.")
 sys.exit(0 if ok else 1)

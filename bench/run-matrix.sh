@@ -3,6 +3,11 @@
 # tables of several shapes, written by Iceberg's own Flink task writer (GenerateShapedTable).
 #
 #   bench/run-matrix.sh [--shapes "1 2 ..."] [--threads 2] [--work DIR] [--jfr] [--no-build]
+#                       [--table-properties k=v,k=v]
+#
+# --table-properties: write properties the generated tables get, on both sides (Firn's and
+# Spark's), as a table owner would set them; the report prints them under the table. Without it
+# the tables have Iceberg's defaults but format v2 and the shape's codec.
 #
 # Shapes (an L8 orthogonal array over six two-level factors, so every level of every factor is
 # measured four times and every pair of levels at least once):
@@ -38,7 +43,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 LOCK=/tmp/firn-mvn.lock
 
-SHAPES="1 2 3 4 5 6 7 8" THREADS=$(nproc) WORK=/tmp/firn-matrix JFR=false BUILD=true
+SHAPES="1 2 3 4 5 6 7 8" THREADS=$(nproc) WORK=/tmp/firn-matrix JFR=false BUILD=true PROPS=""
 while (($#)); do
   case "$1" in
     --shapes) SHAPES=$2; shift 2 ;;
@@ -46,6 +51,7 @@ while (($#)); do
     --work) WORK=$2; shift 2 ;;
     --jfr) JFR=true; shift ;;
     --no-build) BUILD=false; shift ;;
+    --table-properties) PROPS=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
 done
@@ -79,6 +85,7 @@ for s in $SHAPES; do
   D=$WORK/shape-$s R=$WORK/shape-$s/results
   rm -rf "$D"; mkdir -p "$R"
   echo "$s $CODEC $WIDTH $PARTITION $PARTS $WRITER $ROWS $COMMITS $THREADS" > "$R/shape.txt"
+  echo "$PROPS" > "$R/table-properties.txt"
   echo "== shape $s: $CODEC $WIDTH $PARTITION($PARTS) $WRITER, $ROWS keys in $COMMITS checkpoints" >&2
   catalog() { echo --catalog-uri "jdbc:sqlite:$D/$1/catalog.db" --warehouse "$D/$1/warehouse" --table bench.shaped; }
   (
@@ -87,7 +94,8 @@ for s in $SHAPES; do
       java -Xmx6g "${FIRN_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.GenerateShapedTable \
         --catalog-file "$D/$side/catalog.db" --warehouse "$D/$side/warehouse" --table bench.shaped \
         --codec "$CODEC" --width "$WIDTH" --partition "$PARTITION" --partitions "$PARTS" \
-        --writer "$WRITER" --rows "$ROWS" --commits "$COMMITS" > "$R/generate-$side.json"
+        --writer "$WRITER" --rows "$ROWS" --commits "$COMMITS" --table-properties "$PROPS" \
+        > "$R/generate-$side.json"
     done
     one_shot_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
       $(catalog firn) --threads "$THREADS" --layout single --out "$R/plain.json"

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -59,7 +60,9 @@ import org.apache.iceberg.types.Types;
  * checkpoints, {@code --update-ratio} and {@code --delete-ratio} per new key, {@code
  * --rewrite-ratio} keys written twice within a checkpoint (Flink turns those into position
  * deletes); {@code --subtasks} writer subtasks (records are keyed to a subtask by their key, as
- * Flink's upsert sinks require). The same arguments give the same rows.
+ * Flink's upsert sinks require); {@code --table-properties k=v,k=v} more properties of the new
+ * table (write properties a table owner may set, e.g. {@code write.parquet.dict-size-bytes}). The
+ * same arguments give the same rows.
  *
  * <p>Deletes only, on a table written before: {@code --delete-checkpoints M} adds M checkpoints
  * after the {@code --commits} ones in which the writer only deletes live keys ({@code
@@ -108,6 +111,26 @@ public final class GenerateShapedTable {
     this.writeFrom = (int) a.getLong("write-from", 0);
   }
 
+  /** Format v2, the codec, and each {@code k=v} of {@code --table-properties}. */
+  private static Map<String, String> tableProperties(BenchArgs a) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put(TableProperties.FORMAT_VERSION, "2");
+    properties.put(TableProperties.PARQUET_COMPRESSION, a.get("codec", "zstd"));
+    String more = a.get("table-properties", "");
+    for (String pair : more.split(",")) {
+      if (pair.isBlank()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      if (eq <= 0 || eq == pair.length() - 1) {
+        throw new IllegalArgumentException(
+            "--table-properties takes key=value pairs separated by commas, got '" + pair + "'");
+      }
+      properties.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+    }
+    return properties;
+  }
+
   public static void main(String[] args) throws Exception {
     BenchArgs a = new BenchArgs(args);
     GenerateShapedTable shape = new GenerateShapedTable(a);
@@ -135,12 +158,7 @@ public final class GenerateShapedTable {
             : catalog
                 .buildTable(id, schema)
                 .withPartitionSpec(shape.spec(schema))
-                .withProperties(
-                    Map.of(
-                        TableProperties.FORMAT_VERSION,
-                        "2",
-                        TableProperties.PARQUET_COMPRESSION,
-                        a.get("codec", "zstd")))
+                .withProperties(tableProperties(a))
                 .create();
     long started = System.nanoTime();
     Map<String, Object> summary =
