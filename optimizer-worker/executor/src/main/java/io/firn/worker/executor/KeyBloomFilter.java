@@ -27,7 +27,12 @@ final class KeyBloomFilter {
   }
 
   void add(Object key) {
-    long h = mix(key.hashCode());
+    addHash(key.hashCode());
+  }
+
+  /** Adds a key by its {@link Object#hashCode()}: a long key as {@link Long#hashCode(long)}. */
+  void addHash(int hash) {
+    long h = mix(hash);
     int h1 = (int) h;
     int h2 = (int) (h >>> 32);
     for (int i = 0; i < hashes; i++) {
@@ -37,7 +42,12 @@ final class KeyBloomFilter {
   }
 
   boolean mightContain(Object key) {
-    long h = mix(key.hashCode());
+    return mightContainHash(key.hashCode());
+  }
+
+  /** Whether a key of this {@link Object#hashCode()} may have been added. */
+  boolean mightContainHash(int hash) {
+    long h = mix(hash);
     int h1 = (int) h;
     int h2 = (int) (h >>> 32);
     for (int i = 0; i < hashes; i++) {

@@ -15,10 +15,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import org.apache.avro.util.Utf8;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
@@ -258,8 +260,11 @@ public final class RewriteExecutor {
       boolean closed = false;
       try {
         PositionDelete<Record> delete = PositionDelete.create();
+        // The path as UTF-8 once: Iceberg's Parquet writer encodes any other CharSequence anew
+        // for every row.
+        Utf8 path = new Utf8(entry.path());
         for (long p : sorted) {
-          writer.write(delete.set(entry.path(), p));
+          writer.write(delete.set(path, p));
         }
         writer.close();
         closed = true;
@@ -294,6 +299,9 @@ public final class RewriteExecutor {
       List<Keys> keys) {
     TaskDeletes.LongList positions = new TaskDeletes.LongList();
     boolean hasEquality = entry.equalityDeleteFileCount() > 0 && deletes.hasEqualityDeletes();
+    if (hasEquality && deletedByLongKey(io, table, entry, deletes, positions)) {
+      return positions.sortedDistinct();
+    }
     if (hasEquality) {
       scanFile(
           io,
@@ -313,6 +321,82 @@ public final class RewriteExecutor {
       }
     }
     return positions.sortedDistinct();
+  }
+
+  /**
+   * {@link #deletedPositions} for the usual key, one integral column: the key column is read
+   * straight from the Parquet file ({@link ParquetLongColumn}) instead of as records.
+   *
+   * @return false, with nothing added, when the file must be read with the generic reader: another
+   *     key, another format, or a key column that is an identity partition source (its value then
+   *     comes from the partition, as Iceberg's readers take it)
+   */
+  private static boolean deletedByLongKey(
+      FileIO io,
+      Table table,
+      DataFileEntry entry,
+      TaskDeletes deletes,
+      TaskDeletes.LongList positions) {
+    if (deletes.equality().size() != 1 || !deletes.equality().get(0).integral()) {
+      return false;
+    }
+    TaskDeletes.EqualitySet set = deletes.equality().get(0);
+    int keyId = set.fieldIds.get(0);
+    for (PartitionField field : spec(table, entry.file().specId()).fields()) {
+      if (field.sourceId() == keyId && field.transform().isIdentity()) {
+        return false;
+      }
+    }
+    long seq = entry.dataSequenceNumber();
+    long nullDeleted = set.nullSequence();
+    long rows;
+    try {
+      rows =
+          ParquetLongColumn.read(
+              io,
+              entry.file(),
+              keyId,
+              new ParquetLongColumn.Visitor() {
+                @Override
+                public void value(long position, long value) {
+                  if (set.sequence(value) > seq) {
+                    positions.add(position);
+                  }
+                }
+
+                @Override
+                public void nullValue(long position) {
+                  if (nullDeleted > seq) {
+                    positions.add(position);
+                  }
+                }
+              });
+    } catch (UncheckedIOException e) {
+      throw new UncheckedIOException("cannot read data file " + entry.path(), e.getCause());
+    } catch (TaskFailedException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new TaskFailedException("cannot read data file " + entry.path() + ": " + e, e);
+    }
+    if (rows < 0) {
+      return false;
+    }
+    if (rows != entry.recordCount()) {
+      throw new TaskFailedException(
+          "data file "
+              + entry.path()
+              + " has "
+              + rows
+              + " rows but its metadata says "
+              + entry.recordCount()
+              + "; the file does not match the table metadata");
+    }
+    for (long p : deletes.positions(entry.path())) {
+      if (p < rows) {
+        positions.add(p);
+      }
+    }
+    return true;
   }
 
   /** Receives every row of a data file in file order. */

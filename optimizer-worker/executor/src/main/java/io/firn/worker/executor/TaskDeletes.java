@@ -102,6 +102,28 @@ final class TaskDeletes {
     int size() {
       return longs != null ? longs.size() : objects.size();
     }
+
+    /** Whether the keys are one integral column, readable with {@link ParquetLongColumn}. */
+    boolean integral() {
+      return longs != null;
+    }
+
+    /** The highest sequence number deleting this integral key, or -1. */
+    long sequence(long key) {
+      return longs().get(key);
+    }
+
+    /** The highest sequence number deleting the null key, or -1. */
+    long nullSequence() {
+      return longs().nullSequence();
+    }
+
+    private LongSequenceMap longs() {
+      if (longs == null) {
+        throw new IllegalStateException("equality field ids " + fieldIds + " are not one integer");
+      }
+      return longs;
+    }
   }
 
   static final Schema PATH_POS =
@@ -176,6 +198,11 @@ final class TaskDeletes {
           throw new IllegalStateException("no equality set for field ids " + ids);
         }
         KeyBloomFilter bloom = blooms.get(set.fieldIds);
+        long fast = set.integral() ? readLongKeys(io, delete, set, bloom, seq) : -1;
+        if (fast >= 0) {
+          equalityRead += fast;
+          continue;
+        }
         Keys keys = Keys.of(set.keySchema, set.fieldIds);
         try (CloseableIterable<Record> rows = Readers.open(io, delete, set.keySchema, Map.of())) {
           for (Record row : rows) {
@@ -222,6 +249,9 @@ final class TaskDeletes {
       KeyBloomFilter bloom = new KeyBloomFilter(rows, 0.01);
       Keys keys = Keys.of(set.keySchema, set.fieldIds);
       for (DataFileEntry entry : files) {
+        if (set.integral() && addLongKeys(io, entry, set, bloom)) {
+          continue;
+        }
         try (CloseableIterable<Record> records =
             Readers.open(io, entry.file(), set.keySchema, Map.of())) {
           for (Record row : records) {
@@ -234,6 +264,71 @@ final class TaskDeletes {
       blooms.put(set.fieldIds, bloom);
     }
     return blooms;
+  }
+
+  /**
+   * Merges the keys of an equality-delete file on one integral column without building records.
+   *
+   * @return the records read, or -1 when the file must be read with the generic reader
+   */
+  private static long readLongKeys(
+      FileIO io, DeleteFile delete, EqualitySet set, @Nullable KeyBloomFilter bloom, long seq) {
+    try {
+      return ParquetLongColumn.read(
+          io,
+          delete,
+          set.fieldIds.get(0),
+          new ParquetLongColumn.Visitor() {
+            @Override
+            public void value(long position, long value) {
+              if (bloom == null || bloom.mightContainHash(Long.hashCode(value))) {
+                set.longs().merge(value, seq);
+              }
+            }
+
+            @Override
+            public void nullValue(long position) {
+              if (bloom == null || bloom.mightContain(Keys.NULL)) {
+                set.longs().mergeNull(seq);
+              }
+            }
+          });
+    } catch (UncheckedIOException e) {
+      throw new UncheckedIOException(
+          "cannot read equality-delete file " + delete.location(), e.getCause());
+    } catch (RuntimeException e) {
+      throw new TaskFailedException("cannot read equality-delete file " + delete.location(), e);
+    }
+  }
+
+  /**
+   * Adds the integral keys of a data file to a Bloom filter, hashed as {@link Keys#key} hashes them
+   * (a long's {@link Long#hashCode(long)}, {@link Keys#NULL} for null).
+   *
+   * @return false when the file must be read with the generic reader
+   */
+  private static boolean addLongKeys(
+      FileIO io, DataFileEntry entry, EqualitySet set, KeyBloomFilter bloom) {
+    try {
+      return ParquetLongColumn.read(
+              io,
+              entry.file(),
+              set.fieldIds.get(0),
+              new ParquetLongColumn.Visitor() {
+                @Override
+                public void value(long position, long value) {
+                  bloom.addHash(Long.hashCode(value));
+                }
+
+                @Override
+                public void nullValue(long position) {
+                  bloom.add(Keys.NULL);
+                }
+              })
+          >= 0;
+    } catch (UncheckedIOException e) {
+      throw new UncheckedIOException("cannot read data file " + entry.path(), e.getCause());
+    }
   }
 
   List<EqualitySet> equality() {
