@@ -95,7 +95,7 @@ public final class ResultCheck {
 
     List<DataFileEntry> all = new ArrayList<>(task.rewrite());
     all.addAll(task.convert());
-    TaskDeletes deletes = TaskDeletes.load(io, table.schema(), all, bloomThreshold);
+    TaskDeletes deletes = TaskDeletes.load(io, table.schema(), table.specs(), all, bloomThreshold);
     Set<Integer> keyIds = new HashSet<>();
     deletes.equality().forEach(s -> keyIds.addAll(s.fieldIds));
     Schema keySchema = TypeUtil.select(table.schema(), keyIds);

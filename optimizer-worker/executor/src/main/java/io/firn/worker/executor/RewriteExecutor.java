@@ -65,7 +65,8 @@ public final class RewriteExecutor {
     all.addAll(task.convert());
     List<ContentFile<?>> written = new ArrayList<>();
     try {
-      TaskDeletes deletes = TaskDeletes.load(io, schema, all, equalityDeleteBloomThreshold);
+      TaskDeletes deletes =
+          TaskDeletes.load(io, schema, table.specs(), all, equalityDeleteBloomThreshold);
       Output output = new Output();
       if (!task.rewrite().isEmpty()) {
         rewrite(table, task, operationId, deletes, output, written);

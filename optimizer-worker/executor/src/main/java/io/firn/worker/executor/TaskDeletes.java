@@ -19,6 +19,7 @@ import java.util.TreeSet;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.Record;
@@ -149,8 +150,17 @@ final class TaskDeletes {
     this.bloomFiltered = bloomFiltered;
   }
 
+  /**
+   * @param specs the table's partition specs by id: a data file's identity partition values are
+   *     read as Iceberg's readers read them, from its partition (files imported from Hive tables
+   *     omit those columns)
+   */
   static TaskDeletes load(
-      FileIO io, Schema tableSchema, List<DataFileEntry> files, long bloomThreshold) {
+      FileIO io,
+      Schema tableSchema,
+      Map<Integer, PartitionSpec> specs,
+      List<DataFileEntry> files,
+      long bloomThreshold) {
     Map<String, DeleteFile> deletes = new LinkedHashMap<>();
     Map<String, Set<String>> attachedPositionDeletes = new HashMap<>();
     for (DataFileEntry entry : files) {
@@ -182,7 +192,7 @@ final class TaskDeletes {
 
     Map<List<Integer>, KeyBloomFilter> blooms =
         equalityRecords > bloomThreshold && !sets.isEmpty()
-            ? buildBlooms(io, files, sets.values())
+            ? buildBlooms(io, specs, files, sets.values())
             : Map.of();
 
     long equalityRead = 0;
@@ -242,18 +252,35 @@ final class TaskDeletes {
   }
 
   private static Map<List<Integer>, KeyBloomFilter> buildBlooms(
-      FileIO io, List<DataFileEntry> files, Iterable<EqualitySet> sets) {
+      FileIO io,
+      Map<Integer, PartitionSpec> specs,
+      List<DataFileEntry> files,
+      Iterable<EqualitySet> sets) {
     long rows = files.stream().mapToLong(DataFileEntry::recordCount).sum();
     Map<List<Integer>, KeyBloomFilter> blooms = new HashMap<>();
     for (EqualitySet set : sets) {
       KeyBloomFilter bloom = new KeyBloomFilter(rows, 0.01);
       Keys keys = Keys.of(set.keySchema, set.fieldIds);
       for (DataFileEntry entry : files) {
-        if (set.integral() && addLongKeys(io, entry, set, bloom)) {
+        PartitionSpec spec = specs.get(entry.file().specId());
+        if (spec == null) {
+          throw new IllegalStateException(
+              "the table has no partition spec "
+                  + entry.file().specId()
+                  + " (it has "
+                  + specs.keySet()
+                  + "), yet data file "
+                  + entry.path()
+                  + " names it");
+        }
+        // The key's identity partition values, as Iceberg's readers take them.
+        Map<Integer, ?> constants =
+            Readers.constants(spec, entry.file().partition(), set.keySchema);
+        if (set.integral() && constants.isEmpty() && addLongKeys(io, entry, set, bloom)) {
           continue;
         }
         try (CloseableIterable<Record> records =
-            Readers.open(io, entry.file(), set.keySchema, Map.of())) {
+            Readers.open(io, entry.file(), set.keySchema, constants)) {
           for (Record row : records) {
             bloom.add(keys.key(row));
           }
