@@ -48,10 +48,10 @@ import org.jspecify.annotations.Nullable;
  * cost (BENCHMARKS.md, "Minor optimizing's conversion").
  *
  * <p>The column is found by its Iceberg field id in the file's Parquet schema. Anything this path
- * does not handle exactly (another format, no field ids, a nested or repeated column, a physical
- * type other than INT32/INT64, a logical annotation other than a plain integer) makes {@link #open}
- * answer null, and the caller reads the file with Iceberg's generic reader instead; so the fast
- * path can only be skipped, never read a value differently.
+ * does not handle exactly (another format, an encrypted file, no field ids, a nested or repeated
+ * column, a physical type other than INT32/INT64, a logical annotation other than a plain integer)
+ * makes {@link #open} answer null, and the caller reads the file with Iceberg's generic reader
+ * instead; so the fast path can only be skipped, never read a value differently.
  */
 final class ParquetLongColumn {
   /** Receives the column's values in file order; position counts rows from 0. */
@@ -87,7 +87,8 @@ final class ParquetLongColumn {
    *     was passed to the visitor then)
    */
   static long read(FileIO io, ContentFile<?> file, int fieldId, Visitor visitor) {
-    if (file.format() != FileFormat.PARQUET) {
+    if (file.format() != FileFormat.PARQUET || file.keyMetadata() != null) {
+      // Another format, or an encrypted file: Iceberg's reader decides what it can read.
       return -1;
     }
     org.apache.iceberg.io.InputFile input =
