@@ -50,8 +50,12 @@ import org.jspecify.annotations.Nullable;
  * <p>The column is found by its Iceberg field id in the file's Parquet schema. Anything this path
  * does not handle exactly (another format, an encrypted file, no field ids, a nested or repeated
  * column, a physical type other than INT32/INT64, a logical annotation other than a plain integer)
- * makes {@link #open} answer null, and the caller reads the file with Iceberg's generic reader
+ * makes {@link #read} answer -1, and the caller reads the file with Iceberg's generic reader
  * instead; so the fast path can only be skipped, never read a value differently.
+ *
+ * <p>A file it reads is checked on the way: page checksums where the writer wrote them, the values
+ * of every row group against its row count, and the file's rows against the count in the table's
+ * metadata. A damaged or mismatching file fails the task with the file named.
  */
 final class ParquetLongColumn {
   /** Receives the column's values in file order; position counts rows from 0. */
@@ -97,19 +101,44 @@ final class ParquetLongColumn {
     try {
       // Parquet's plain configuration, as Iceberg's own reader: the default one is a Hadoop
       // Configuration that parses Hadoop's XML resources on every open.
+      // Pages carrying a checksum (Parquet's writers add one by default) are checked: a damaged
+      // key page would otherwise decode to other keys, and so to other deletes.
       reader =
           ParquetFileReader.open(
               new Input(input),
-              ParquetReadOptions.builder(new PlainParquetConfiguration()).build());
+              ParquetReadOptions.builder(new PlainParquetConfiguration())
+                  .usePageChecksumVerification(true)
+                  .build());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open Parquet file " + file.location(), e);
+    } catch (RuntimeException e) {
+      throw new TaskFailedException("cannot open Parquet file " + file.location() + ": " + e, e);
     }
+    long rows;
     try (reader) {
       ParquetLongColumn column = find(file, reader, fieldId);
-      return column == null ? -1 : column.readAll(visitor);
+      if (column == null) {
+        return -1;
+      }
+      rows = column.readAll(visitor);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read Parquet file " + file.location(), e);
+    } catch (TaskFailedException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new TaskFailedException("cannot read Parquet file " + file.location() + ": " + e, e);
     }
+    if (rows != file.recordCount()) {
+      throw new TaskFailedException(
+          "Parquet file "
+              + file.location()
+              + " has "
+              + rows
+              + " rows but the table's metadata says "
+              + file.recordCount()
+              + "; the file does not match the table metadata");
+    }
+    return rows;
   }
 
   private static @Nullable ParquetLongColumn find(

@@ -20,7 +20,6 @@ import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
@@ -343,10 +342,12 @@ public final class RewriteExecutor {
     }
     TaskDeletes.EqualitySet set = deletes.equality().get(0);
     int keyId = set.fieldIds.get(0);
-    for (PartitionField field : spec(table, entry.file().specId()).fields()) {
-      if (field.sourceId() == keyId && field.transform().isIdentity()) {
-        return false;
-      }
+    // The same rule as the Bloom filter's (TaskDeletes): the key read from the file only when no
+    // identity partition value stands in for it.
+    if (!Readers.constants(
+            spec(table, entry.file().specId()), entry.file().partition(), set.keySchema)
+        .isEmpty()) {
+      return false;
     }
     long seq = entry.dataSequenceNumber();
     long nullDeleted = set.nullSequence();
@@ -381,16 +382,6 @@ public final class RewriteExecutor {
     }
     if (rows < 0) {
       return false;
-    }
-    if (rows != entry.recordCount()) {
-      throw new TaskFailedException(
-          "data file "
-              + entry.path()
-              + " has "
-              + rows
-              + " rows but its metadata says "
-              + entry.recordCount()
-              + "; the file does not match the table metadata");
     }
     for (long p : deletes.positions(entry.path())) {
       if (p < rows) {

@@ -158,6 +158,84 @@ class ParquetLongColumnTest {
     assertThat(seen).isEmpty();
   }
 
+  @Test
+  void damagedOrMismatchingFilesFailNamingTheFile() throws IOException {
+    Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+    SplittableRandom random = new SplittableRandom(17);
+    List<Record> rows = new ArrayList<>();
+    for (int i = 0; i < 5_000; i++) {
+      Record row = GenericRecord.create(schema);
+      row.setField("id", random.nextLong());
+      rows.add(row);
+    }
+    // Uncompressed, the dictionary soon full: the key pages are plain values a damaged byte would
+    // silently change.
+    Map<String, String> plain =
+        Map.of(
+            "write.parquet.compression-codec", "uncompressed",
+            "write.parquet.dict-size-bytes", "512");
+    DataFile good =
+        writeParquet(schema, rows, plain, ParquetProperties.WriterVersion.PARQUET_1_0, "good");
+    assertThat(ParquetLongColumn.read(io, good, 1, visitor(new ArrayList<>()))).isEqualTo(5_000);
+
+    // Metadata that counts other rows than the file holds.
+    DataFile miscounted =
+        DataFiles.builder(PartitionSpec.unpartitioned()).copy(good).withRecordCount(4_999).build();
+    assertFailsNaming(miscounted, "metadata says 4999");
+
+    // A flipped byte in the last value of the key column's last page.
+    Path path = Path.of(good.location());
+    byte[] bytes = java.nio.file.Files.readAllBytes(path);
+    long chunkEnd;
+    try (org.apache.parquet.hadoop.ParquetFileReader footer =
+        org.apache.parquet.hadoop.ParquetFileReader.open(
+            org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(good.location()),
+                new org.apache.hadoop.conf.Configuration()))) {
+      var blocks = footer.getFooter().getBlocks();
+      var last = blocks.get(blocks.size() - 1).getColumns().get(0);
+      chunkEnd = last.getStartingPos() + last.getTotalSize();
+    }
+    byte[] flipped = bytes.clone();
+    flipped[(int) chunkEnd - 1] ^= 0x40;
+    assertFailsNaming(copy("flipped", flipped, good, flipped.length), "checksum");
+
+    // Cut in half: metadata still giving the old length, and metadata giving the new one.
+    byte[] half = java.util.Arrays.copyOf(bytes, bytes.length / 2);
+    assertFailsNaming(copy("half-old-length", half, good, bytes.length), "");
+    assertFailsNaming(copy("half", half, good, half.length), "");
+
+    // A footer length pointing before the start of the file.
+    byte[] footerLength = bytes.clone();
+    footerLength[bytes.length - 5] = 0x7f;
+    assertFailsNaming(copy("footer-length", footerLength, good, footerLength.length), "");
+  }
+
+  private DataFile copy(String name, byte[] content, DataFile like, long length)
+      throws IOException {
+    Path path = dir.resolve(name + ".parquet");
+    java.nio.file.Files.write(path, content);
+    return DataFiles.builder(PartitionSpec.unpartitioned())
+        .copy(like)
+        .withPath(path.toString())
+        .withFileSizeInBytes(length)
+        .build();
+  }
+
+  private void assertFailsNaming(DataFile file, String cause) {
+    List<String> seen = new ArrayList<>();
+    Throwable thrown =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () -> ParquetLongColumn.read(io, file, 1, visitor(seen)));
+    assertThat(thrown).as(file.location()).isInstanceOf(RuntimeException.class);
+    assertThat(thrown.getMessage()).as(file.location()).contains(file.location());
+    StringBuilder causes = new StringBuilder();
+    for (Throwable t = thrown; t != null; t = t.getCause()) {
+      causes.append(t).append('\n');
+    }
+    assertThat(causes.toString()).as(file.location()).contains(cause);
+  }
+
   private DataFile writeParquet(
       Schema schema,
       List<Record> rows,
