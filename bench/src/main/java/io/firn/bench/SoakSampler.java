@@ -51,15 +51,15 @@ import org.apache.iceberg.io.OutputFileFactory;
  * manifests), and a full scan with deletes applied by Iceberg's generic reader (row count,
  * checksum, wall time). Every {@code --reference-every} samples the optimized table's rows are
  * written, as Iceberg's generic writer writes them at the target size, into a scratch table (the
- * fully compacted reference); then the optimized table and the reference are scanned in at least
- * three more rounds, the order alternating from round to round, and each keeps its best time, so
- * that the ratio between the two does not depend on which was read first. Uses no Firn code:
- * Iceberg's own JDBC catalog and {@code HadoopFileIO}.
+ * fully compacted reference); then the optimized table and the reference are scanned in 7 more
+ * rounds ({@code --paired-rounds}, at least 3), the order alternating from round to round, and each
+ * keeps its best time, so that the ratio between the two does not depend on which was read first.
+ * Uses no Firn code: Iceberg's own JDBC catalog and {@code HadoopFileIO}.
  *
  * <pre>
  * --optimized-uri U --optimized-warehouse W --baseline-uri U --baseline-warehouse W
  * --table events.order_events --interval-seconds 60 --out DIR --stop-file FILE
- * [--reference-every 1] [--target-size 16777216] [--scan-repeats 2]
+ * [--reference-every 1] [--target-size 16777216] [--scan-repeats 2] [--paired-rounds 7]
  * </pre>
  *
  * <p>Appends one line per variant and sample to {@code DIR/samples.csv}; the sampling ends after
@@ -77,6 +77,7 @@ public final class SoakSampler {
   private final Path out;
   private final long targetSize;
   private final int scanRepeats;
+  private final int pairedRounds;
 
   private SoakSampler(BenchArgs args) {
     this.optimizedCatalog = catalog(args.get("optimized-uri"), args.get("optimized-warehouse"));
@@ -85,6 +86,9 @@ public final class SoakSampler {
     this.out = Path.of(args.get("out"));
     this.targetSize = args.getLong("target-size", 16L * 1024 * 1024);
     this.scanRepeats = (int) args.getLong("scan-repeats", 2);
+    // Best of 3 rounds still left two scans of one and the same file 1.4x apart on a 2-core
+    // machine busy with two ingest jobs and the server (2026-12-06); 7 rounds cost a few seconds.
+    this.pairedRounds = Math.max(3, (int) args.getLong("paired-rounds", 7));
   }
 
   public static void main(String[] argv) throws Exception {
@@ -305,12 +309,8 @@ public final class SoakSampler {
   }
 
   /**
-   * Writes {@code rows} (the optimized table's live rows) into a new scratch table with the same
-   * schema, spec and properties, at the target size, and measures it like the others.
-   */
-  /**
-   * Times the optimized table and its compacted copy against each other: {@code scanRepeats} more
-   * rounds (at least 3) of one full scan of each, the order alternating from round to round, so
+   * Times the optimized table and its compacted copy against each other: {@code pairedRounds} more
+   * rounds (7 unless told) of one full scan of each, the order alternating from round to round, so
    * that neither variant is always the one read right after the copy was written or while the
    * machine was busy; each variant keeps the best of its own timings, its first scan included.
    * Returns the optimized line with its scan time replaced, and replaces the compacted one's in
@@ -327,7 +327,7 @@ public final class SoakSampler {
     long compactedSnapshot = Long.parseLong(compactedFields[0]);
     long optimizedBest = Long.parseLong(optimizedFields[11]);
     long compactedBest = Long.parseLong(compactedFields[11]);
-    for (int round = 0; round < Math.max(3, scanRepeats); round++) {
+    for (int round = 0; round < pairedRounds; round++) {
       for (int turn = 0; turn < 2; turn++) {
         boolean optimizedTurn = (round + turn) % 2 == 1;
         Table table = optimizedTurn ? optimized : compacted;
@@ -352,6 +352,10 @@ public final class SoakSampler {
     return String.join(",", optimizedFields);
   }
 
+  /**
+   * Writes {@code rows} (the optimized table's live rows) into a new scratch table with the same
+   * schema, spec and properties, at the target size, and measures it like the others.
+   */
   private Table compacted(Table source, List<Record> rows, int sample) throws IOException {
     Path root = out.resolve("compacted");
     deleteTree(root);
