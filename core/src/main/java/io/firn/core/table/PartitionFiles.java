@@ -34,8 +34,25 @@ public final class PartitionFiles {
   public void add(DataFileEntry entry) {
     dataFiles.add(entry);
     for (DeleteFile delete : entry.deletes()) {
-      attachedDeletes.putIfAbsent(delete.location(), delete);
+      attach(delete);
     }
+  }
+
+  /**
+   * Adds a data file without its deletes, which the caller {@link #attach}es one by one (the
+   * scanner does, to learn which deletes are new to this partition).
+   */
+  void addDataFile(DataFileEntry entry) {
+    dataFiles.add(entry);
+  }
+
+  /**
+   * Records a delete file that applies to a data file of this partition.
+   *
+   * @return true when this partition had no delete file at its location yet
+   */
+  boolean attach(DeleteFile delete) {
+    return attachedDeletes.putIfAbsent(delete.location(), delete) == null;
   }
 
   public void addDangling(DeleteFile delete) {

@@ -364,11 +364,16 @@ public final class TableScanner {
         }
         PartitionFiles partition =
             byPartition.computeIfAbsent(key, k -> new PartitionFiles(k, spec, copy(file)));
-        partition.add(new DataFileEntry(file, task.deletes()));
-        for (DeleteFile delete : task.deletes()) {
-          deleteScopes.computeIfAbsent(delete.location(), l -> new HashSet<>(2)).add(key);
-          if (isGlobal(delete, specs)) {
-            globalAttached.add(delete.location());
+        DataFileEntry entry = new DataFileEntry(file, task.deletes());
+        partition.addDataFile(entry);
+        // A delete applies to many data files of its partition (an equality delete to every older
+        // one): its scope is recorded once per partition, not once per pair.
+        for (DeleteFile delete : entry.deletes()) {
+          if (partition.attach(delete)) {
+            deleteScopes.computeIfAbsent(delete.location(), l -> new HashSet<>(2)).add(key);
+            if (isGlobal(delete, specs)) {
+              globalAttached.add(delete.location());
+            }
           }
         }
         dataFiles++;
