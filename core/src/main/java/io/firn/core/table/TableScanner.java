@@ -292,7 +292,13 @@ public final class TableScanner {
       if (term == null) {
         return Expressions.alwaysTrue();
       }
-      filter = Expressions.or(filter, Expressions.in(term, values.getValue()));
+      // Iceberg's evaluator throws on `in` over a null string (1.11: CharSequenceSet rejects
+      // null), and a file of the null partition may share a manifest with these: ask notNull
+      // first, which short-circuits.
+      filter =
+          Expressions.or(
+              filter,
+              Expressions.and(Expressions.notNull(term), Expressions.in(term, values.getValue())));
     }
     return filter;
   }
