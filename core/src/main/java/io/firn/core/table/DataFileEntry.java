@@ -10,8 +10,8 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 
 /**
- * A live data file with the delete files that apply to it, as Iceberg's scan planning attached them
- * (sequence numbers and partition scope already respected).
+ * A live data file with the delete files that apply to it by Iceberg's rule ({@link DeleteIndex}:
+ * sequence numbers, partition scope and column statistics already respected).
  */
 public record DataFileEntry(DataFile file, List<DeleteFile> deletes) {
   public DataFileEntry {

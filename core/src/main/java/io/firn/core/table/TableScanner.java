@@ -14,15 +14,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
-import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
@@ -34,15 +36,16 @@ import org.apache.iceberg.expressions.ManifestEvaluator;
 import org.apache.iceberg.expressions.UnboundTerm;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.util.StructLikeWrapper;
+import org.apache.iceberg.util.ThreadPools;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Reads the live files of a table at one snapshot, grouped by partition, with the deletes that
- * Iceberg's own scan planning attaches to every data file. This is the expensive read (every
- * manifest of the snapshot); {@link TableEvaluator} decides from cheap signals whether and for
- * which partitions it is worth it.
+ * apply to every data file by Iceberg's rule ({@link DeleteIndex}). This is the expensive read
+ * (every manifest of the snapshot); {@link TableEvaluator} decides from cheap signals whether and
+ * for which partitions it is worth it.
  */
 public final class TableScanner {
   private static final Logger LOG = LoggerFactory.getLogger(TableScanner.class);
@@ -322,6 +325,7 @@ public final class TableScanner {
 
   /**
    * Reads the files of the partitions accepted by {@code partitions} at {@code snapshotId}.
+   * Manifests are read in parallel: {@code partitions} may be called from several threads at once.
    *
    * @throws UncheckedIOException when a manifest cannot be read; the message names the table
    */
@@ -358,68 +362,50 @@ public final class TableScanner {
     Map<Integer, Map<StructLikeWrapper, PartitionKey>> keys = new HashMap<>();
     boolean complete = completeness != Completeness.PARTIAL;
     long dataFiles = 0;
-    try (CloseableIterable<FileScanTask> tasks =
-        table.newScan().useSnapshot(snapshotId).filter(filter).planFiles()) {
-      for (FileScanTask task : tasks) {
-        DataFile file = task.file();
-        PartitionSpec spec = spec(specs, file.specId());
-        PartitionKey key = keyOf(keys, spec, file);
-        if (!partitions.test(key)) {
-          complete &= completeness == Completeness.COMPLETE_GROUP;
-          continue;
-        }
-        PartitionFiles partition =
-            byPartition.computeIfAbsent(key, k -> new PartitionFiles(k, spec, copy(file)));
-        DataFileEntry entry = new DataFileEntry(file, task.deletes());
-        partition.addDataFile(entry);
-        // A delete applies to many data files of its partition (an equality delete to every older
-        // one): its scope is recorded once per partition, not once per pair.
-        for (DeleteFile delete : entry.deletes()) {
-          if (partition.attach(delete)) {
-            deleteScopes.computeIfAbsent(delete.location(), l -> new HashSet<>(2)).add(key);
-            if (isGlobal(delete, specs)) {
-              globalAttached.add(delete.location());
-            }
+    DeleteIndex deletes = DeleteIndex.read(table, snapshot.deleteManifests(table.io()), filter);
+    AtomicBoolean skipped = new AtomicBoolean();
+    for (ScannedFile scanned : dataFiles(table, snapshot, filter, partitions, deletes, skipped)) {
+      DataFileEntry entry = scanned.entry();
+      PartitionKey key = scanned.key();
+      PartitionSpec spec = spec(specs, entry.file().specId());
+      PartitionFiles partition =
+          byPartition.computeIfAbsent(key, k -> new PartitionFiles(k, spec, copy(entry.file())));
+      partition.addDataFile(entry);
+      // A delete applies to many data files of its partition (an equality delete to every older
+      // one): its scope is recorded once per partition, not once per pair.
+      for (DeleteFile delete : entry.deletes()) {
+        if (partition.attach(delete)) {
+          deleteScopes.computeIfAbsent(delete.location(), l -> new HashSet<>(2)).add(key);
+          if (isGlobal(delete, specs)) {
+            globalAttached.add(delete.location());
           }
         }
-        dataFiles++;
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot close the scan of table " + table.name(), e);
+      dataFiles++;
+    }
+    if (skipped.get()) {
+      complete &= completeness == Completeness.COMPLETE_GROUP;
     }
 
     List<DeleteFile> globalDangling = new ArrayList<>();
-    long deleteFiles = 0;
-    for (ManifestFile manifest : snapshot.deleteManifests(table.io())) {
-      if (!ManifestEvaluator.forRowFilter(filter, spec(specs, manifest.partitionSpecId()), true)
-          .eval(manifest)) {
-        continue; // holds no delete of the partitions this read may keep
+    for (DeleteFile delete : deletes.all()) {
+      if (deleteScopes.containsKey(delete.location())) {
+        continue;
       }
-      try (ManifestReader<DeleteFile> reader =
-          ManifestFiles.readDeleteManifest(manifest, table.io(), specs)) {
-        for (DeleteFile delete : reader) {
-          deleteFiles++;
-          if (deleteScopes.containsKey(delete.location())) {
-            continue;
-          }
-          if (!complete && !partitionScoped(delete, specs)) {
-            // It may apply to data files this read skipped; whether it is dangling is unknown.
-            continue;
-          }
-          PartitionSpec spec = spec(specs, delete.specId());
-          PartitionKey key = keyOf(keys, spec, delete);
-          PartitionFiles partition = byPartition.get(key);
-          if (partition != null) {
-            partition.addDangling(delete.copy());
-          } else if (spec.isUnpartitioned() && complete) {
-            globalDangling.add(delete.copy());
-          }
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(
-            "cannot read delete manifest " + manifest.path() + " of table " + table.name(), e);
+      if (!complete && !partitionScoped(delete, specs)) {
+        // It may apply to data files this read skipped; whether it is dangling is unknown.
+        continue;
+      }
+      PartitionSpec spec = spec(specs, delete.specId());
+      PartitionKey key = keyOf(keys, spec, delete);
+      PartitionFiles partition = byPartition.get(key);
+      if (partition != null) {
+        partition.addDangling(delete);
+      } else if (spec.isUnpartitioned() && complete) {
+        globalDangling.add(delete);
       }
     }
+    long deleteFiles = deletes.all().size();
     LOG.debug(
         "Scanned {} at snapshot {}: {} data files in {} partitions, {} delete files, {} ms",
         table.name(),
@@ -437,6 +423,94 @@ public final class TableScanner {
         globalDangling,
         complete,
         complete ? Set.of() : globalAttached);
+  }
+
+  /** A data file read from a manifest, with its partition and the deletes that apply to it. */
+  private record ScannedFile(PartitionKey key, DataFileEntry entry) {}
+
+  /**
+   * The live data files of the snapshot's data manifests that may hold rows matching {@code filter}
+   * (as Iceberg's scan with that filter selects them) and lie in a partition {@code partitions}
+   * accepts, each with the deletes that apply to it, without column statistics, in the order of the
+   * manifest list. Sets {@code skipped} when a file was left out by {@code partitions}.
+   */
+  private static List<ScannedFile> dataFiles(
+      Table table,
+      Snapshot snapshot,
+      Expression filter,
+      Predicate<PartitionKey> partitions,
+      DeleteIndex deletes,
+      AtomicBoolean skipped) {
+    Map<Integer, PartitionSpec> specs = table.specs();
+    List<Callable<List<ScannedFile>>> reads = new ArrayList<>();
+    for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
+      PartitionSpec spec = spec(specs, manifest.partitionSpecId());
+      if (!(manifest.hasAddedFiles() || manifest.hasExistingFiles())
+          || !ManifestEvaluator.forRowFilter(filter, spec, true).eval(manifest)) {
+        continue;
+      }
+      reads.add(
+          () -> {
+            List<ScannedFile> files = new ArrayList<>();
+            Map<Integer, Map<StructLikeWrapper, PartitionKey>> keys = new HashMap<>();
+            try (CloseableIterable<DataFile> reader =
+                ManifestFiles.read(manifest, table.io(), specs).filterRows(filter)) {
+              for (DataFile file : reader) {
+                PartitionKey key = keyOf(keys, spec(specs, file.specId()), file);
+                if (!partitions.test(key)) {
+                  skipped.set(true);
+                  continue;
+                }
+                files.add(
+                    new ScannedFile(
+                        key,
+                        new DataFileEntry(file.copyWithoutStats(), deletes.forDataFile(file))));
+              }
+            } catch (IOException e) {
+              throw new UncheckedIOException(
+                  "cannot read data manifest " + manifest.path() + " of table " + table.name(), e);
+            }
+            return files;
+          });
+    }
+    List<ScannedFile> all = new ArrayList<>();
+    readAll(table, reads).forEach(all::addAll);
+    return all;
+  }
+
+  /**
+   * Runs the reads of a table's manifests on Iceberg's worker pool (as Iceberg's scan planning
+   * does) when there is more than one, and returns their results in order. A failed read fails the
+   * whole with its own exception.
+   */
+  static <T> List<T> readAll(Table table, List<Callable<T>> reads) {
+    List<T> results = new ArrayList<>(reads.size());
+    try {
+      if (reads.size() <= 1) {
+        for (Callable<T> read : reads) {
+          results.add(read.call());
+        }
+        return results;
+      }
+      for (Future<T> result : ThreadPools.getWorkerPool().invokeAll(reads)) {
+        results.add(result.get());
+      }
+      return results;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IllegalStateException(
+          "cannot read the manifests of table " + table.name(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(
+          "interrupted while reading the manifests of table " + table.name(), e);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read the manifests of table " + table.name(), e);
+    }
   }
 
   static Snapshot snapshot(Table table, long snapshotId) {

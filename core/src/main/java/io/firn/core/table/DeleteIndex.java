@@ -1,0 +1,481 @@
+/*
+ * SPDX-License-Identifier: Apache-2.0
+ * Copyright The Firn authors. See the LICENSE and NOTICE files at the root of the repository.
+ */
+package io.firn.core.table;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.ManifestEvaluator;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Comparators;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PartitionMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Which live delete files of a snapshot apply to a data file: exactly the rule of Iceberg's scan
+ * planning ({@code org.apache.iceberg.DeleteFileIndex} in 1.11), re-implemented so that each data
+ * file's statistics are read and decoded once instead of once per (data file, equality delete) pair
+ * (ADR 0042).
+ *
+ * <ul>
+ *   <li>An equality delete applies to data files with a lower data sequence number, of its own spec
+ *       and partition, or of every spec and partition when its spec is unpartitioned (global),
+ *       unless the column statistics of the two files show that no deleted key can be in the data
+ *       file.
+ *   <li>A position delete that names one data file (its {@code referenced_data_file}, or equal
+ *       lower and upper {@code file_path} bounds) applies to that file only; any other to data
+ *       files of its spec and partition; both only to data files with a data sequence number at
+ *       most its own.
+ *   <li>A deletion vector (format version 3) applies to the file it references and replaces the
+ *       position deletes of that file.
+ * </ul>
+ *
+ * <p>The planner relies on this set being Iceberg's: a delete paired with no live data file is
+ * dangling and may be removed, so a pair missed here would bring rows back. {@code DeleteIndexTest}
+ * compares it with Iceberg's own planning on random tables.
+ *
+ * <p>Immutable after {@link #read}; {@link #forDataFile} may be called from several threads.
+ */
+final class DeleteIndex {
+  private static final DeleteFile[] NONE = new DeleteFile[0];
+
+  private final List<DeleteFile> all;
+  private final @Nullable EqualityDeletes global;
+  private final PartitionMap<EqualityDeletes> eqByPartition;
+  private final PartitionMap<PositionDeletes> posByPartition;
+  private final Map<String, PositionDeletes> posByPath;
+  private final Map<String, DeleteFile> dvByPath;
+
+  private DeleteIndex(
+      List<DeleteFile> all,
+      @Nullable EqualityDeletes global,
+      PartitionMap<EqualityDeletes> eqByPartition,
+      PartitionMap<PositionDeletes> posByPartition,
+      Map<String, PositionDeletes> posByPath,
+      Map<String, DeleteFile> dvByPath) {
+    this.all = all;
+    this.global = global;
+    this.eqByPartition = eqByPartition;
+    this.posByPartition = posByPartition;
+    this.posByPath = posByPath;
+    this.dvByPath = dvByPath;
+  }
+
+  /**
+   * Reads the live delete files of the given delete manifests that may apply to rows matching
+   * {@code filter}, as Iceberg's scan with that filter does.
+   */
+  static DeleteIndex read(Table table, List<ManifestFile> deleteManifests, Expression filter) {
+    Map<Integer, PartitionSpec> specs = table.specs();
+    Map<Integer, Types.NestedField> fields = Schema.indexFields(table.schemas().values());
+    List<Callable<List<DeleteFile>>> reads = new ArrayList<>();
+    for (ManifestFile manifest : deleteManifests) {
+      PartitionSpec spec = TableScanner.spec(specs, manifest.partitionSpecId());
+      if (!hasLiveFiles(manifest)
+          || !ManifestEvaluator.forRowFilter(filter, spec, true).eval(manifest)) {
+        continue;
+      }
+      reads.add(
+          () -> {
+            List<DeleteFile> deletes = new ArrayList<>();
+            try (CloseableIterable<DeleteFile> reader =
+                ManifestFiles.readDeleteManifest(manifest, table.io(), specs).filterRows(filter)) {
+              for (DeleteFile delete : reader) {
+                deletes.add(trimmed(delete));
+              }
+            } catch (IOException e) {
+              throw new UncheckedIOException(
+                  "cannot read delete manifest " + manifest.path() + " of table " + table.name(),
+                  e);
+            }
+            return deletes;
+          });
+    }
+    List<DeleteFile> all = new ArrayList<>();
+    TableScanner.readAll(table, reads).forEach(all::addAll);
+    // Iceberg reads them in parallel too; sorted, the index and every list of deletes a data file
+    // gets is the same from run to run.
+    all.sort(Comparator.comparing(DeleteFile::location));
+
+    EqualityDeletes global = new EqualityDeletes();
+    PartitionMap<EqualityDeletes> eqByPartition = PartitionMap.create(specs);
+    PartitionMap<PositionDeletes> posByPartition = PartitionMap.create(specs);
+    Map<String, PositionDeletes> posByPath = new HashMap<>();
+    Map<String, DeleteFile> dvByPath = new HashMap<>();
+    for (DeleteFile delete : all) {
+      if (delete.content() == FileContent.EQUALITY_DELETES) {
+        EqualityDelete eq = new EqualityDelete(delete, fields::get);
+        if (TableScanner.spec(specs, delete.specId()).isUnpartitioned()) {
+          global.add(eq);
+        } else {
+          eqByPartition
+              .computeIfAbsent(delete.specId(), delete.partition(), EqualityDeletes::new)
+              .add(eq);
+        }
+      } else if (delete.content() == FileContent.POSITION_DELETES) {
+        if (delete.format() == FileFormat.PUFFIN) {
+          DeleteFile other = dvByPath.putIfAbsent(delete.referencedDataFile(), delete);
+          if (other != null) {
+            throw new IllegalStateException(
+                "table "
+                    + table.name()
+                    + " has two deletion vectors for data file "
+                    + delete.referencedDataFile()
+                    + ": "
+                    + other.location()
+                    + " and "
+                    + delete.location()
+                    + "; its metadata is inconsistent");
+          }
+          continue;
+        }
+        String path = DeleteFiles.referencedDataFile(delete);
+        if (path != null) {
+          posByPath.computeIfAbsent(path, p -> new PositionDeletes()).add(delete);
+        } else {
+          posByPartition
+              .computeIfAbsent(delete.specId(), delete.partition(), PositionDeletes::new)
+              .add(delete);
+        }
+      } else {
+        throw new IllegalStateException(
+            "delete file "
+                + delete.location()
+                + " of table "
+                + table.name()
+                + " has content "
+                + delete.content());
+      }
+    }
+    global.index();
+    eqByPartition.values().forEach(EqualityDeletes::index);
+    posByPartition.values().forEach(PositionDeletes::index);
+    posByPath.values().forEach(PositionDeletes::index);
+    return new DeleteIndex(
+        List.copyOf(all),
+        global.files.length == 0 ? null : global,
+        eqByPartition,
+        posByPartition,
+        posByPath,
+        dvByPath);
+  }
+
+  private static boolean hasLiveFiles(ManifestFile manifest) {
+    return manifest.hasAddedFiles() || manifest.hasExistingFiles();
+  }
+
+  /**
+   * A copy that keeps only the statistics pairing reads: the equality fields' of an equality
+   * delete, the {@code file_path} bounds of a position delete (Iceberg keeps the same).
+   */
+  private static DeleteFile trimmed(DeleteFile delete) {
+    Set<Integer> columns =
+        delete.content() == FileContent.EQUALITY_DELETES
+            ? Set.copyOf(delete.equalityFieldIds())
+            : Set.of(MetadataColumns.DELETE_FILE_PATH.fieldId());
+    return delete.copyWithStats(columns);
+  }
+
+  /** Every live delete file read, sorted by location. */
+  List<DeleteFile> all() {
+    return all;
+  }
+
+  boolean isEmpty() {
+    return all.isEmpty();
+  }
+
+  /** The delete files that apply to a data file read from this snapshot's data manifests. */
+  List<DeleteFile> forDataFile(DataFile file) {
+    if (all.isEmpty()) {
+      return List.of();
+    }
+    long seq = file.dataSequenceNumber() == null ? 0 : file.dataSequenceNumber();
+    List<DeleteFile> result = new ArrayList<>();
+    DataStats stats = null;
+    if (global != null) {
+      stats = new DataStats(file);
+      global.addMatching(seq, stats, result);
+    }
+    EqualityDeletes eq = eqByPartition.get(file.specId(), file.partition());
+    if (eq != null) {
+      if (stats == null) {
+        stats = new DataStats(file);
+      }
+      eq.addMatching(seq, stats, result);
+    }
+    DeleteFile dv = dvByPath.get(file.location());
+    if (dv != null) {
+      if (DeleteFiles.dataSequenceNumber(dv) < seq) {
+        throw new IllegalStateException(
+            "deletion vector "
+                + dv.location()
+                + " has data sequence number "
+                + DeleteFiles.dataSequenceNumber(dv)
+                + ", below the "
+                + seq
+                + " of the data file "
+                + file.location()
+                + " it references; the table's metadata is inconsistent");
+      }
+      result.add(dv);
+      return result;
+    }
+    PositionDeletes pos = posByPartition.get(file.specId(), file.partition());
+    if (pos != null) {
+      pos.addFrom(seq, result);
+    }
+    PositionDeletes byPath = posByPath.get(file.location());
+    if (byPath != null) {
+      byPath.addFrom(seq, result);
+    }
+    return result;
+  }
+
+  /** The index of the first of {@code seqs} (ascending) that is at least {@code seq}. */
+  private static int firstAtLeast(long[] seqs, long seq) {
+    int low = 0;
+    int high = seqs.length;
+    while (low < high) {
+      int mid = (low + high) >>> 1;
+      if (seqs[mid] < seq) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    return low;
+  }
+
+  /** Position deletes by data sequence number; they apply to data files up to their own. */
+  private static final class PositionDeletes {
+    private final List<DeleteFile> buffer = new ArrayList<>();
+    private DeleteFile[] files = NONE;
+    private long[] seqs = new long[0];
+
+    void add(DeleteFile delete) {
+      buffer.add(delete);
+    }
+
+    void index() {
+      files = buffer.toArray(NONE);
+      Arrays.sort(files, Comparator.comparingLong(DeleteFiles::dataSequenceNumber));
+      seqs = new long[files.length];
+      for (int i = 0; i < files.length; i++) {
+        seqs[i] = DeleteFiles.dataSequenceNumber(files[i]);
+      }
+    }
+
+    void addFrom(long dataSeq, List<DeleteFile> result) {
+      for (int i = firstAtLeast(seqs, dataSeq); i < files.length; i++) {
+        result.add(files[i]);
+      }
+    }
+  }
+
+  /** Equality deletes by data sequence number; they apply to data files below their own. */
+  private static final class EqualityDeletes {
+    private final List<EqualityDelete> buffer = new ArrayList<>();
+    private EqualityDelete[] files = new EqualityDelete[0];
+    private long[] applySeqs = new long[0];
+
+    void add(EqualityDelete delete) {
+      buffer.add(delete);
+    }
+
+    void index() {
+      files = buffer.toArray(new EqualityDelete[0]);
+      Arrays.sort(files, Comparator.comparingLong(d -> d.applySeq));
+      applySeqs = new long[files.length];
+      for (int i = 0; i < files.length; i++) {
+        applySeqs[i] = files[i].applySeq;
+      }
+    }
+
+    void addMatching(long dataSeq, DataStats data, List<DeleteFile> result) {
+      for (int i = firstAtLeast(applySeqs, dataSeq); i < files.length; i++) {
+        if (files[i].mayDeleteFrom(data)) {
+          result.add(files[i].file);
+        }
+      }
+    }
+  }
+
+  /** A data file's statistics, each map read once and each bound decoded at most once. */
+  private static final class DataStats {
+    private final @Nullable Map<Integer, ByteBuffer> lowers;
+    private final @Nullable Map<Integer, ByteBuffer> uppers;
+    private final @Nullable Map<Integer, Long> nullCounts;
+    private final @Nullable Map<Integer, Long> valueCounts;
+    private final Map<Integer, Object> decodedLowers = new HashMap<>(4);
+    private final Map<Integer, Object> decodedUppers = new HashMap<>(4);
+
+    DataStats(DataFile file) {
+      this.lowers = file.lowerBounds();
+      this.uppers = file.upperBounds();
+      this.nullCounts = file.nullValueCounts();
+      this.valueCounts = file.valueCounts();
+    }
+
+    @Nullable Object lower(Types.NestedField field) {
+      return decoded(lowers, decodedLowers, field);
+    }
+
+    @Nullable Object upper(Types.NestedField field) {
+      return decoded(uppers, decodedUppers, field);
+    }
+
+    private static @Nullable Object decoded(
+        @Nullable Map<Integer, ByteBuffer> bounds,
+        Map<Integer, Object> cache,
+        Types.NestedField field) {
+      ByteBuffer bound = bounds == null ? null : bounds.get(field.fieldId());
+      if (bound == null) {
+        return null;
+      }
+      return cache.computeIfAbsent(
+          field.fieldId(), id -> Conversions.fromByteBuffer(field.type(), bound));
+    }
+  }
+
+  /** An equality delete with its equality fields and bounds resolved once. */
+  private static final class EqualityDelete {
+    private final DeleteFile file;
+    private final long applySeq;
+    private final List<Types.NestedField> fields;
+    private final boolean hasBounds;
+    private final Map<Integer, Object> lowers = new HashMap<>(4);
+    private final Map<Integer, Object> uppers = new HashMap<>(4);
+    private final @Nullable Map<Integer, Long> nullCounts;
+    private final @Nullable Map<Integer, Long> valueCounts;
+
+    EqualityDelete(DeleteFile file, Function<Integer, Types.NestedField> fieldLookup) {
+      this.file = file;
+      this.applySeq = DeleteFiles.dataSequenceNumber(file) - 1;
+      this.fields = new ArrayList<>();
+      for (int id : file.equalityFieldIds()) {
+        Types.NestedField field = fieldLookup.apply(id);
+        if (field == null) {
+          throw new IllegalStateException(
+              "equality delete "
+                  + file.location()
+                  + " names field id "
+                  + id
+                  + ", which no schema of the table has; its metadata is inconsistent");
+        }
+        fields.add(field);
+      }
+      Map<Integer, ByteBuffer> lowerBounds = file.lowerBounds();
+      Map<Integer, ByteBuffer> upperBounds = file.upperBounds();
+      this.hasBounds = lowerBounds != null && upperBounds != null;
+      for (Types.NestedField field : fields) {
+        if (field.type().isPrimitiveType()) {
+          decode(lowerBounds, field, lowers);
+          decode(upperBounds, field, uppers);
+        }
+      }
+      this.nullCounts = file.nullValueCounts();
+      this.valueCounts = file.valueCounts();
+    }
+
+    private static void decode(
+        @Nullable Map<Integer, ByteBuffer> bounds,
+        Types.NestedField field,
+        Map<Integer, Object> into) {
+      ByteBuffer bound = bounds == null ? null : bounds.get(field.fieldId());
+      if (bound != null) {
+        into.put(field.fieldId(), Conversions.fromByteBuffer(field.type(), bound));
+      }
+    }
+
+    /** Iceberg's {@code canContainEqDeletesForFile}, on decoded statistics. */
+    boolean mayDeleteFrom(DataStats data) {
+      boolean checkRanges = data.lowers != null && data.uppers != null && hasBounds;
+      for (Types.NestedField field : fields) {
+        if (!field.type().isPrimitiveType()) {
+          continue; // no statistics for nested types
+        }
+        if (containsNull(data.nullCounts, field) && containsNull(nullCounts, field)) {
+          continue; // the data has nulls and null is deleted
+        }
+        if (allNull(data.nullCounts, data.valueCounts, field) && allNonNull(nullCounts, field)) {
+          return false;
+        }
+        if (allNull(nullCounts, valueCounts, field) && allNonNull(data.nullCounts, field)) {
+          return false;
+        }
+        if (!checkRanges) {
+          continue;
+        }
+        Object dataLower = data.lower(field);
+        Object dataUpper = data.upper(field);
+        Object deleteLower = lowers.get(field.fieldId());
+        Object deleteUpper = uppers.get(field.fieldId());
+        if (dataLower == null || dataUpper == null || deleteLower == null || deleteUpper == null) {
+          continue;
+        }
+        Comparator<Object> comparator = Comparators.forType((Type.PrimitiveType) field.type());
+        if (comparator.compare(dataLower, deleteUpper) > 0
+            || comparator.compare(deleteLower, dataUpper) > 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    private static boolean allNonNull(
+        @Nullable Map<Integer, Long> nullCounts, Types.NestedField field) {
+      if (field.isRequired()) {
+        return true;
+      }
+      Long nulls = nullCounts == null ? null : nullCounts.get(field.fieldId());
+      return nulls != null && nulls <= 0;
+    }
+
+    private static boolean allNull(
+        @Nullable Map<Integer, Long> nullCounts,
+        @Nullable Map<Integer, Long> valueCounts,
+        Types.NestedField field) {
+      if (field.isRequired() || nullCounts == null || valueCounts == null) {
+        return false;
+      }
+      Long nulls = nullCounts.get(field.fieldId());
+      Long values = valueCounts.get(field.fieldId());
+      return nulls != null && values != null && nulls.equals(values);
+    }
+
+    private static boolean containsNull(
+        @Nullable Map<Integer, Long> nullCounts, Types.NestedField field) {
+      if (field.isRequired()) {
+        return false;
+      }
+      Long nulls = nullCounts == null ? null : nullCounts.get(field.fieldId());
+      return nulls == null || nulls > 0;
+    }
+  }
+}
