@@ -128,16 +128,7 @@ final class ParquetLongColumn {
     } catch (RuntimeException e) {
       throw new TaskFailedException("cannot read Parquet file " + file.location() + ": " + e, e);
     }
-    if (rows != file.recordCount()) {
-      throw new TaskFailedException(
-          "Parquet file "
-              + file.location()
-              + " has "
-              + rows
-              + " rows but the table's metadata says "
-              + file.recordCount()
-              + "; the file does not match the table metadata");
-    }
+    TaskFailedException.checkRowCount(file, rows);
     return rows;
   }
 

@@ -440,16 +440,7 @@ public final class RewriteExecutor {
     } catch (RuntimeException e) {
       throw new TaskFailedException("cannot read data file " + entry.path() + ": " + e, e);
     }
-    if (position != entry.recordCount()) {
-      throw new TaskFailedException(
-          "data file "
-              + entry.path()
-              + " has "
-              + position
-              + " rows but its metadata says "
-              + entry.recordCount()
-              + "; the file does not match the table metadata");
-    }
+    TaskFailedException.checkRowCount(entry.file(), position);
   }
 
   static FileFormat dataFormat(Table table) {

@@ -4,6 +4,7 @@
  */
 package io.firn.worker.executor;
 
+import org.apache.iceberg.ContentFile;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,5 +21,22 @@ public class TaskFailedException extends RuntimeException {
 
   public TaskFailedException(String message) {
     super(message);
+  }
+
+  /**
+   * Fails the task when a file read to its end held another number of rows than the table's
+   * metadata records for it (a truncated, replaced or miscounted file).
+   */
+  public static void checkRowCount(ContentFile<?> file, long rows) {
+    if (rows != file.recordCount()) {
+      throw new TaskFailedException(
+          "file "
+              + file.location()
+              + " has "
+              + rows
+              + " rows but the table's metadata says "
+              + file.recordCount()
+              + "; the file does not match the table metadata");
+    }
   }
 }
