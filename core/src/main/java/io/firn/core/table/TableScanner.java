@@ -363,8 +363,12 @@ public final class TableScanner {
     boolean complete = completeness != Completeness.PARTIAL;
     long dataFiles = 0;
     DeleteIndex deletes = DeleteIndex.read(table, snapshot.deleteManifests(table.io()), filter);
+    long indexed = System.nanoTime();
     AtomicBoolean skipped = new AtomicBoolean();
-    for (ScannedFile scanned : dataFiles(table, snapshot, filter, partitions, deletes, skipped)) {
+    List<ScannedFile> scannedFiles =
+        dataFiles(table, snapshot, filter, partitions, deletes, skipped);
+    long paired = System.nanoTime();
+    for (ScannedFile scanned : scannedFiles) {
       DataFileEntry entry = scanned.entry();
       PartitionKey key = scanned.key();
       PartitionSpec spec = spec(specs, entry.file().specId());
@@ -407,13 +411,16 @@ public final class TableScanner {
     }
     long deleteFiles = deletes.all().size();
     LOG.debug(
-        "Scanned {} at snapshot {}: {} data files in {} partitions, {} delete files, {} ms",
+        "Scanned {} at snapshot {}: {} data files in {} partitions, {} delete files, {} ms"
+            + " (delete manifests {} ms, data manifests and pairing {} ms)",
         table.name(),
         snapshotId,
         dataFiles,
         byPartition.size(),
         deleteFiles,
-        (System.nanoTime() - started) / 1_000_000);
+        (System.nanoTime() - started) / 1_000_000,
+        (indexed - started) / 1_000_000,
+        (paired - indexed) / 1_000_000);
     return new TableFiles(
         table.name(),
         snapshotId,
