@@ -342,8 +342,20 @@ final class DeleteIndex {
       this.valueCounts = file.valueCounts();
     }
 
+    private @Nullable IntegerFacts integerFacts;
+
     @Nullable Object lower(Types.NestedField field) {
       return decoded(lowers, decodedLowers, field);
+    }
+
+    /** The facts of an integer field, decoded once per data file (the last field asked for). */
+    IntegerFacts integerFacts(Types.NestedField field) {
+      IntegerFacts facts = integerFacts;
+      if (facts == null || facts.fieldId != field.fieldId()) {
+        facts = IntegerFacts.of(field, lowers, uppers, nullCounts, valueCounts);
+        integerFacts = facts;
+      }
+      return facts;
     }
 
     @Nullable Object upper(Types.NestedField field) {
@@ -373,6 +385,9 @@ final class DeleteIndex {
     private final Map<Integer, Object> uppers = new HashMap<>(4);
     private final @Nullable Map<Integer, Long> nullCounts;
     private final @Nullable Map<Integer, Long> valueCounts;
+    // Set when the delete keys one int or long column (almost every streaming table): pairs are
+    // then decided on primitives, the same way.
+    private final @Nullable IntegerFacts integerFacts;
 
     EqualityDelete(DeleteFile file, Function<Integer, Types.NestedField> fieldLookup) {
       this.file = file;
@@ -401,6 +416,10 @@ final class DeleteIndex {
       }
       this.nullCounts = file.nullValueCounts();
       this.valueCounts = file.valueCounts();
+      this.integerFacts =
+          fields.size() == 1 && IntegerFacts.applies(fields.get(0))
+              ? IntegerFacts.of(fields.get(0), lowerBounds, upperBounds, nullCounts, valueCounts)
+              : null;
     }
 
     private static void decode(
@@ -415,6 +434,11 @@ final class DeleteIndex {
 
     /** Iceberg's {@code canContainEqDeletesForFile}, on decoded statistics. */
     boolean mayDeleteFrom(DataStats data) {
+      IntegerFacts facts = integerFacts;
+      if (facts != null) {
+        return facts.mayDeleteFrom(
+            data.integerFacts(fields.get(0)), data.lowers, data.uppers, hasBounds);
+      }
       boolean checkRanges = data.lowers != null && data.uppers != null && hasBounds;
       for (Types.NestedField field : fields) {
         if (!field.type().isPrimitiveType()) {
@@ -476,6 +500,89 @@ final class DeleteIndex {
       }
       Long nulls = nullCounts == null ? null : nullCounts.get(field.fieldId());
       return nulls == null || nulls > 0;
+    }
+  }
+
+  /**
+   * What {@code canContainEqDeletesForFile} asks of one file's statistics for one {@code int} or
+   * {@code long} field, decoded once: the same null-count rules and the same range comparison
+   * (Iceberg compares these types in their natural order), on primitives.
+   */
+  private static final class IntegerFacts {
+    private final int fieldId;
+    private final boolean containsNull;
+    private final boolean allNull;
+    private final boolean allNonNull;
+    private final boolean hasLower;
+    private final boolean hasUpper;
+    private final long lower;
+    private final long upper;
+
+    private IntegerFacts(
+        int fieldId,
+        boolean containsNull,
+        boolean allNull,
+        boolean allNonNull,
+        @Nullable Object lower,
+        @Nullable Object upper) {
+      this.fieldId = fieldId;
+      this.containsNull = containsNull;
+      this.allNull = allNull;
+      this.allNonNull = allNonNull;
+      this.hasLower = lower != null;
+      this.hasUpper = upper != null;
+      this.lower = lower == null ? 0 : ((Number) lower).longValue();
+      this.upper = upper == null ? 0 : ((Number) upper).longValue();
+    }
+
+    static boolean applies(Types.NestedField field) {
+      Type.TypeID type = field.type().typeId();
+      return type == Type.TypeID.INTEGER || type == Type.TypeID.LONG;
+    }
+
+    static IntegerFacts of(
+        Types.NestedField field,
+        @Nullable Map<Integer, ByteBuffer> lowers,
+        @Nullable Map<Integer, ByteBuffer> uppers,
+        @Nullable Map<Integer, Long> nullCounts,
+        @Nullable Map<Integer, Long> valueCounts) {
+      ByteBuffer lower = lowers == null ? null : lowers.get(field.fieldId());
+      ByteBuffer upper = uppers == null ? null : uppers.get(field.fieldId());
+      return new IntegerFacts(
+          field.fieldId(),
+          EqualityDelete.containsNull(nullCounts, field),
+          EqualityDelete.allNull(nullCounts, valueCounts, field),
+          EqualityDelete.allNonNull(nullCounts, field),
+          lower == null ? null : Conversions.fromByteBuffer(field.type(), lower),
+          upper == null ? null : Conversions.fromByteBuffer(field.type(), upper));
+    }
+
+    /**
+     * This delete's facts against a data file's: the order of {@code canContainEqDeletesForFile}.
+     * {@code checkRanges} there needs both of the data file's bound maps and both of the delete's
+     * ({@link EqualityDelete#hasBounds}); a bound missing from a map counts as unknown.
+     */
+    boolean mayDeleteFrom(
+        IntegerFacts data,
+        @Nullable Map<Integer, ByteBuffer> dataLowers,
+        @Nullable Map<Integer, ByteBuffer> dataUppers,
+        boolean deleteHasBounds) {
+      if (data.containsNull && containsNull) {
+        return true;
+      }
+      if (data.allNull && allNonNull) {
+        return false;
+      }
+      if (allNull && data.allNonNull) {
+        return false;
+      }
+      if (dataLowers == null || dataUppers == null || !deleteHasBounds) {
+        return true;
+      }
+      if (!data.hasLower || !data.hasUpper || !hasLower || !hasUpper) {
+        return true;
+      }
+      return data.lower <= upper && lower <= data.upper;
     }
   }
 }
