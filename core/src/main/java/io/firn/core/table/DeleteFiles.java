@@ -5,10 +5,12 @@
 package io.firn.core.table;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.MetadataColumns;
 import org.jspecify.annotations.Nullable;
 
@@ -42,6 +44,46 @@ public final class DeleteFiles {
       return null;
     }
     return StandardCharsets.UTF_8.decode(lower.duplicate()).toString();
+  }
+
+  /**
+   * The positions of a position-delete file of at most two records that refers to a single data
+   * file, exactly as its metadata gives them: one record is its {@code pos} lower bound (which must
+   * equal the upper), two are the lower and upper bounds (the same position twice when they are
+   * equal). Iceberg's writers keep full {@code file_path} and {@code pos} statistics for position
+   * deletes ({@code MetricsConfig.forPositionDelete}); a streaming writer leaves many such files,
+   * one per data file and checkpoint, each holding the one or two rows it wrote twice.
+   *
+   * @return the distinct positions, ascending; null when the file must be read: more records, no
+   *     single referenced data file, no {@code pos} bounds, or bounds that contradict the count
+   */
+  public static long @Nullable [] positionsFromMetadata(DeleteFile delete) {
+    if (delete.content() != FileContent.POSITION_DELETES
+        || delete.format() == FileFormat.PUFFIN
+        || delete.recordCount() < 1
+        || delete.recordCount() > 2
+        || referencedDataFile(delete) == null
+        || delete.lowerBounds() == null
+        || delete.upperBounds() == null) {
+      return null;
+    }
+    int posId = MetadataColumns.DELETE_FILE_POS.fieldId();
+    ByteBuffer lowerBytes = delete.lowerBounds().get(posId);
+    ByteBuffer upperBytes = delete.upperBounds().get(posId);
+    if (lowerBytes == null
+        || upperBytes == null
+        || lowerBytes.remaining() != Long.BYTES
+        || upperBytes.remaining() != Long.BYTES) {
+      return null;
+    }
+    long lower =
+        lowerBytes.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(lowerBytes.position());
+    long upper =
+        upperBytes.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(upperBytes.position());
+    if (lower < 0 || upper < lower || (delete.recordCount() == 1 && lower != upper)) {
+      return null;
+    }
+    return lower == upper ? new long[] {lower} : new long[] {lower, upper};
   }
 
   public static long dataSequenceNumber(DeleteFile delete) {

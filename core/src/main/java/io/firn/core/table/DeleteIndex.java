@@ -191,13 +191,17 @@ final class DeleteIndex {
 
   /**
    * A copy that keeps only the statistics pairing reads: the equality fields' of an equality
-   * delete, the {@code file_path} bounds of a position delete (Iceberg keeps the same).
+   * delete, the {@code file_path} bounds of a position delete (Iceberg keeps the same); and a
+   * position delete's {@code pos} bounds, from which a task takes the positions of a file of one or
+   * two records without opening it ({@link DeleteFiles#positionsFromMetadata}).
    */
   private static DeleteFile trimmed(DeleteFile delete) {
     Set<Integer> columns =
         delete.content() == FileContent.EQUALITY_DELETES
             ? Set.copyOf(delete.equalityFieldIds())
-            : Set.of(MetadataColumns.DELETE_FILE_PATH.fieldId());
+            : Set.of(
+                MetadataColumns.DELETE_FILE_PATH.fieldId(),
+                MetadataColumns.DELETE_FILE_POS.fieldId());
     return delete.copyWithStats(columns);
   }
 

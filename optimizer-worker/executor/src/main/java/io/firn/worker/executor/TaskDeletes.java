@@ -5,6 +5,7 @@
 package io.firn.worker.executor;
 
 import io.firn.core.table.DataFileEntry;
+import io.firn.core.table.DeleteFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -46,7 +47,9 @@ import org.jspecify.annotations.Nullable;
  * that may match are kept, so the map is bounded by the task's rows, not by the delete backlog.
  *
  * <p>Position deletes are matched by data file path, and only from delete files that Iceberg
- * attached to that data file.
+ * attached to that data file. A position-delete file of one or two records for one data file is not
+ * opened: its statistics give its positions exactly ({@link DeleteFiles#positionsFromMetadata}). A
+ * streaming writer leaves one such file per data file and checkpoint, for the keys it wrote twice.
  */
 final class TaskDeletes {
   /**
@@ -229,6 +232,20 @@ final class TaskDeletes {
         }
       } else {
         String deletePath = delete.location();
+        long[] pinned = DeleteFiles.positionsFromMetadata(delete);
+        if (pinned != null) {
+          // One or two positions of one data file, given exactly by the file's statistics.
+          String path = DeleteFiles.referencedDataFile(delete);
+          Set<String> attached = attachedPositionDeletes.get(path);
+          if (attached != null && attached.contains(deletePath)) {
+            LongList list = collected.computeIfAbsent(path, p -> new LongList());
+            for (long position : pinned) {
+              list.add(position);
+            }
+          }
+          positionRead += delete.recordCount();
+          continue;
+        }
         try (CloseableIterable<Record> rows = Readers.open(io, delete, PATH_POS, Map.of())) {
           for (Record row : rows) {
             positionRead++;
