@@ -15,7 +15,10 @@ import org.apache.iceberg.FileContent;
  */
 public record DataFileEntry(DataFile file, List<DeleteFile> deletes) {
   public DataFileEntry {
-    deletes = List.copyOf(deletes);
+    // The scanner's lists are immutable runs of its index's arrays: kept as they are, not copied.
+    if (!(deletes instanceof DeleteList)) {
+      deletes = List.copyOf(deletes);
+    }
   }
 
   public String path() {

@@ -220,7 +220,7 @@ final class DeleteIndex {
       return List.of();
     }
     long seq = file.dataSequenceNumber() == null ? 0 : file.dataSequenceNumber();
-    List<DeleteFile> result = new ArrayList<>();
+    DeleteList.Builder result = new DeleteList.Builder();
     DataStats stats = null;
     if (global != null) {
       stats = new DataStats(file);
@@ -248,7 +248,7 @@ final class DeleteIndex {
                 + " it references; the table's metadata is inconsistent");
       }
       result.add(dv);
-      return result;
+      return result.build();
     }
     PositionDeletes pos = posByPartition.get(file.specId(), file.partition());
     if (pos != null) {
@@ -258,7 +258,7 @@ final class DeleteIndex {
     if (byPath != null) {
       byPath.addFrom(seq, result);
     }
-    return result;
+    return result.build();
   }
 
   /** The index of the first of {@code seqs} (ascending) that is at least {@code seq}. */
@@ -295,10 +295,8 @@ final class DeleteIndex {
       }
     }
 
-    void addFrom(long dataSeq, List<DeleteFile> result) {
-      for (int i = firstAtLeast(seqs, dataSeq); i < files.length; i++) {
-        result.add(files[i]);
-      }
+    void addFrom(long dataSeq, DeleteList.Builder result) {
+      result.addRun(files, firstAtLeast(seqs, dataSeq), files.length);
     }
   }
 
@@ -306,6 +304,10 @@ final class DeleteIndex {
   private static final class EqualityDeletes {
     private final List<EqualityDelete> buffer = new ArrayList<>();
     private EqualityDelete[] files = new EqualityDelete[0];
+
+    /** The files of {@link #files}, in the same order: what a data file's list holds runs of. */
+    private DeleteFile[] deleteFiles = NONE;
+
     private long[] applySeqs = new long[0];
 
     void add(EqualityDelete delete) {
@@ -316,16 +318,28 @@ final class DeleteIndex {
       files = buffer.toArray(new EqualityDelete[0]);
       Arrays.sort(files, Comparator.comparingLong(d -> d.applySeq));
       applySeqs = new long[files.length];
+      deleteFiles = new DeleteFile[files.length];
       for (int i = 0; i < files.length; i++) {
         applySeqs[i] = files[i].applySeq;
+        deleteFiles[i] = files[i].file;
       }
     }
 
-    void addMatching(long dataSeq, DataStats data, List<DeleteFile> result) {
+    /** Adds the matching deletes as runs: between two that cannot match, one run. */
+    void addMatching(long dataSeq, DataStats data, DeleteList.Builder result) {
+      int run = -1;
       for (int i = firstAtLeast(applySeqs, dataSeq); i < files.length; i++) {
         if (files[i].mayDeleteFrom(data)) {
-          result.add(files[i].file);
+          if (run < 0) {
+            run = i;
+          }
+        } else if (run >= 0) {
+          result.addRun(deleteFiles, run, i);
+          run = -1;
         }
+      }
+      if (run >= 0) {
+        result.addRun(deleteFiles, run, files.length);
       }
     }
   }

@@ -5,10 +5,13 @@
 package io.firn.core.table;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Collection;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
@@ -25,6 +28,9 @@ public final class PartitionFiles {
   private final Map<String, DeleteFile> attachedDeletes = new LinkedHashMap<>();
   private final List<DeleteFile> danglingDeletes = new ArrayList<>();
 
+  /** For {@link #attachAll}: the positions of each index array already attached, by identity. */
+  private final Map<DeleteFile[], BitSet> seenByArray = new IdentityHashMap<>();
+
   public PartitionFiles(PartitionKey key, PartitionSpec spec, StructLike partition) {
     this.key = key;
     this.spec = spec;
@@ -33,9 +39,7 @@ public final class PartitionFiles {
 
   public void add(DataFileEntry entry) {
     dataFiles.add(entry);
-    for (DeleteFile delete : entry.deletes()) {
-      attach(delete);
-    }
+    attachAll(entry.deletes(), delete -> {});
   }
 
   /**
@@ -51,8 +55,40 @@ public final class PartitionFiles {
    *
    * @return true when this partition had no delete file at its location yet
    */
-  boolean attach(DeleteFile delete) {
+  private boolean attach(DeleteFile delete) {
     return attachedDeletes.putIfAbsent(delete.location(), delete) == null;
+  }
+
+  /**
+   * Records the deletes of one of this partition's data files, telling {@code added} each that is
+   * new to the partition. A scanner's list ({@link DeleteList}) is taken run by run: a position of
+   * the index's array seen once for this partition is skipped without looking at its file, so the 9
+   * million pairs of a streaming table cost a few word operations each, not a hash lookup.
+   */
+  void attachAll(List<DeleteFile> deletes, Consumer<DeleteFile> added) {
+    if (deletes instanceof DeleteList list) {
+      list.forEachRun(
+          (array, from, to) -> {
+            BitSet seen = seenByArray.computeIfAbsent(array, a -> new BitSet(a.length));
+            for (int i = seen.nextClearBit(from); i < to; i = seen.nextClearBit(i + 1)) {
+              seen.set(i);
+              if (attach(array[i])) {
+                added.accept(array[i]);
+              }
+            }
+          });
+      return;
+    }
+    for (DeleteFile delete : deletes) {
+      if (attach(delete)) {
+        added.accept(delete);
+      }
+    }
+  }
+
+  /** Lets go of what {@link #attachAll} kept to skip what it saw; later calls still work. */
+  void finishAttaching() {
+    seenByArray.clear();
   }
 
   public void addDangling(DeleteFile delete) {

@@ -377,16 +377,17 @@ public final class TableScanner {
       partition.addDataFile(entry);
       // A delete applies to many data files of its partition (an equality delete to every older
       // one): its scope is recorded once per partition, not once per pair.
-      for (DeleteFile delete : entry.deletes()) {
-        if (partition.attach(delete)) {
-          deleteScopes.computeIfAbsent(delete.location(), l -> new HashSet<>(2)).add(key);
-          if (isGlobal(delete, specs)) {
-            globalAttached.add(delete.location());
-          }
-        }
-      }
+      partition.attachAll(
+          entry.deletes(),
+          delete -> {
+            deleteScopes.computeIfAbsent(delete.location(), l -> new HashSet<>(2)).add(key);
+            if (isGlobal(delete, specs)) {
+              globalAttached.add(delete.location());
+            }
+          });
       dataFiles++;
     }
+    byPartition.values().forEach(PartitionFiles::finishAttaching);
     if (skipped.get()) {
       complete &= completeness == Completeness.COMPLETE_GROUP;
     }
