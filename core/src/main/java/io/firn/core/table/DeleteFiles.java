@@ -7,6 +7,7 @@ package io.firn.core.table;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
@@ -23,27 +24,50 @@ public final class DeleteFiles {
    * reads its {@code referenced_data_file} or equal {@code file_path} bounds.
    */
   public static boolean isFileScoped(DeleteFile delete) {
-    return referencedDataFile(delete) != null;
+    return delete.content() == FileContent.POSITION_DELETES
+        && (delete.referencedDataFile() != null || pathBound(delete) != null);
   }
 
   /** The one data file a position-delete file refers to, or null when it may refer to several. */
   public static @Nullable String referencedDataFile(DeleteFile delete) {
+    if (delete.content() == FileContent.POSITION_DELETES && delete.referencedDataFile() != null) {
+      return delete.referencedDataFile();
+    }
+    ByteBuffer bound = pathBound(delete);
+    if (bound == null) {
+      return null;
+    }
+    if (bound.hasArray()) {
+      return new String(
+          bound.array(),
+          bound.arrayOffset() + bound.position(),
+          bound.remaining(),
+          StandardCharsets.UTF_8);
+    }
+    return StandardCharsets.UTF_8.decode(bound.duplicate()).toString();
+  }
+
+  /**
+   * The {@code file_path} bound of a position-delete file whose lower and upper bounds are equal,
+   * undecoded (a caller that only asks whether there is one decodes nothing); else null.
+   */
+  private static @Nullable ByteBuffer pathBound(DeleteFile delete) {
     if (delete.content() != FileContent.POSITION_DELETES) {
       return null;
     }
-    if (delete.referencedDataFile() != null) {
-      return delete.referencedDataFile();
-    }
     int pathId = MetadataColumns.DELETE_FILE_PATH.fieldId();
-    if (delete.lowerBounds() == null || delete.upperBounds() == null) {
+    // Each call of lowerBounds() or upperBounds() makes a read-only copy of the map: once each.
+    Map<Integer, ByteBuffer> lowers = delete.lowerBounds();
+    Map<Integer, ByteBuffer> uppers = delete.upperBounds();
+    if (lowers == null || uppers == null) {
       return null;
     }
-    ByteBuffer lower = delete.lowerBounds().get(pathId);
-    ByteBuffer upper = delete.upperBounds().get(pathId);
+    ByteBuffer lower = lowers.get(pathId);
+    ByteBuffer upper = uppers.get(pathId);
     if (lower == null || !Objects.equals(lower, upper)) {
       return null;
     }
-    return StandardCharsets.UTF_8.decode(lower.duplicate()).toString();
+    return lower;
   }
 
   /**
@@ -62,14 +86,17 @@ public final class DeleteFiles {
         || delete.format() == FileFormat.PUFFIN
         || delete.recordCount() < 1
         || delete.recordCount() > 2
-        || referencedDataFile(delete) == null
-        || delete.lowerBounds() == null
-        || delete.upperBounds() == null) {
+        || !isFileScoped(delete)) {
+      return null;
+    }
+    Map<Integer, ByteBuffer> lowers = delete.lowerBounds();
+    Map<Integer, ByteBuffer> uppers = delete.upperBounds();
+    if (lowers == null || uppers == null) {
       return null;
     }
     int posId = MetadataColumns.DELETE_FILE_POS.fieldId();
-    ByteBuffer lowerBytes = delete.lowerBounds().get(posId);
-    ByteBuffer upperBytes = delete.upperBounds().get(posId);
+    ByteBuffer lowerBytes = lowers.get(posId);
+    ByteBuffer upperBytes = uppers.get(posId);
     if (lowerBytes == null
         || upperBytes == null
         || lowerBytes.remaining() != Long.BYTES
