@@ -7,7 +7,7 @@
 #   bench/run-minor.sh [--codec zstd] [--width narrow] [--partition identity] [--partitions 8]
 #                      [--writer cdc] [--rows 500000] [--commits 100] [--delete-checkpoints 20]
 #                      [--deletes-per-checkpoint 1000] [--target-size 512KiB] [--threads 2]
-#                      [--work /tmp/firn-minor] [--no-build]
+#                      [--warm N] [--work /tmp/firn-minor] [--no-build]
 #
 # Steps, each JVM under flock /tmp/firn-mvn.lock (the machine is shared):
 #   1. GenerateShapedTable writes the table with Iceberg's own Flink task writer;
@@ -17,6 +17,9 @@
 #   3. GenerateShapedTable adds --delete-checkpoints checkpoints of deletes only (equality-delete
 #      files, no data file), replaying the first run's keys;
 #   4. Spark SQL reads the table (count and checksum of hash(*), deletes applied);
+#   (with --warm N, N >= 2: the key read and minor each run N times in one JVM of their own with
+#   the server's JIT (no C1-only, no archive), minor's table rolled back between rounds and after
+#   the last; the report adds the medians of rounds 2..N: minor as a long-running server runs it)
 #   5. PlainKeyRead reads the keys (the floor);
 #   6. Firn's minor optimizing runs in its own JVM;
 #   7. Spark SQL reads the table again.
@@ -27,7 +30,7 @@ ROOT=$PWD
 LOCK=/tmp/firn-mvn.lock
 
 CODEC=zstd WIDTH=narrow PARTITION=identity PARTS=8 WRITER=cdc ROWS=500000 COMMITS=100
-DELETE_CKPTS=20 DELETES_PER=1000 TARGET=512KiB THREADS=$(nproc) WORK=/tmp/firn-minor BUILD=true
+DELETE_CKPTS=20 DELETES_PER=1000 TARGET=512KiB THREADS=$(nproc) WORK=/tmp/firn-minor BUILD=true WARM=1
 while (($#)); do
   case "$1" in
     --codec) CODEC=$2; shift 2 ;;
@@ -41,6 +44,7 @@ while (($#)); do
     --deletes-per-checkpoint) DELETES_PER=$2; shift 2 ;;
     --target-size) TARGET=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
+    --warm) WARM=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
     --no-build) BUILD=false; shift ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
@@ -73,6 +77,13 @@ echo "== $CODEC $WIDTH $PARTITION($PARTS) $WRITER, $ROWS keys in $COMMITS checkp
     --write-from "$COMMITS" --delete-checkpoints "$DELETE_CKPTS" --deletes-per-checkpoint "$DELETES_PER" \
     > "$R/generate-deletes.json"
   java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkScan "${CATALOG[@]}" --threads "$THREADS" --out "$R/before.json"
+  if ((WARM > 1)); then
+    java -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainKeyRead "${CATALOG[@]}" --threads "$THREADS" \
+      --repeat "$WARM" --out "$R/keys-warm.json"
+    java -Xmx6g -cp "$FIRN_CP" io.firn.bench.FirnOptimize "${CATALOG[@]}" --type minor \
+      --thresholds "target-size=$TARGET" --threads "$THREADS" --repeat "$WARM" --restore true \
+      --out "$R/minor-warm.json"
+  fi
   one_shot_java plain-key-read "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainKeyRead "${CATALOG[@]}" \
     --threads "$THREADS" --out "$R/keys.json"
   t0=$(now)
@@ -111,5 +122,28 @@ print(f"| {shape[0]}, {shape[1]}, {shape[2]}({shape[3]}), {shape[4]}, {int(shape
       f"| **{minor['totalSeconds'] / keys['seconds']:.2f}×** / {proc['processSeconds'] / keys['seconds']:.2f}× "
       f"| {minor['planSeconds']:.2f} / {minor['taskSecondsSum']:.2f} / {minor['commitSeconds']:.2f} "
       f"| {'yes' if not problems else 'NO'} |")
+warm = r / "minor-warm.json"
+if warm.exists():
+    def med(xs):
+        xs = sorted(xs)
+        return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+    keys_rounds, minor_rounds = load("keys-warm.json")["rounds"], load("minor-warm.json")["rounds"]
+    for i, m in enumerate(minor_rounds, 1):
+        if not m["succeeded"] or m["rewriteFiles"] != 0 or m["positionsWritten"] != minor["positionsWritten"]:
+            problems.append(f"warm round {i} differs from the cold run: succeeded {m['succeeded']}, "
+                            f"{m['rewriteFiles']} files rewritten, {m['positionsWritten']:,} positions written")
+            print("minor benchmark:", problems[-1])
+    later = minor_rounds[1:]
+    k, t = med(keys_rounds[1:]), med([m["totalSeconds"] for m in later])
+    print()
+    print(f"Warm (one JVM each with the server's JIT, medians of rounds 2..{len(minor_rounds)}):")
+    print()
+    print("| key read | Firn minor | ÷ key read | plan / task-sum / commit s | every round: key read; Firn minor s |")
+    print("|---:|---:|---:|---:|---|")
+    print(f"| {k:.2f} s | {t:.2f} s | **{t / k:.2f}×** "
+          f"| {med([m['planSeconds'] for m in later]):.2f} / {med([m['taskSecondsSum'] for m in later]):.2f}"
+          f" / {med([m['commitSeconds'] for m in later]):.2f} "
+          f"| {', '.join(f'{x:.2f}' for x in keys_rounds)}; "
+          f"{', '.join(format(m['totalSeconds'], '.2f') for m in minor_rounds)} |")
 sys.exit(1 if problems else 0)
 EOF

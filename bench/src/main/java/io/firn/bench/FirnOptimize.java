@@ -15,7 +15,9 @@ import io.firn.worker.local.LocalOptimizer;
 import io.firn.worker.local.OptimizeReport;
 import java.io.File;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.iceberg.Table;
@@ -47,6 +49,45 @@ public final class FirnOptimize {
     }
     OptimizingPolicy policy = OptimizingPolicy.DEFAULTS.withOverrides(thresholds);
 
+    // --repeat N: optimize N times in this JVM, the table rolled back to its snapshot before the
+    // first round between rounds, as a long-running server optimizes (warm JIT and caches). The
+    // top-level fields are the first round's; "rounds" holds every round. The table is left as the
+    // last round committed it, or with --restore true as it was before the first.
+    int repeat = (int) a.getLong("repeat", 1);
+    if (repeat < 1) {
+      throw new IllegalArgumentException("--repeat: " + repeat + " is not a positive count");
+    }
+    Long before = table.currentSnapshot() == null ? null : table.currentSnapshot().snapshotId();
+    List<Map<String, Object>> rounds = new ArrayList<>();
+    boolean succeeded = true;
+    for (int round = 0; round < repeat; round++) {
+      if (round > 0) {
+        if (before == null) {
+          throw new IllegalStateException("--repeat needs a table with a snapshot to roll back to");
+        }
+        table.manageSnapshots().rollbackTo(before).commit();
+        table.refresh();
+      }
+      Map<String, Object> json = optimizeOnce(table, type, threads, policy);
+      succeeded &= (Boolean) json.get("succeeded");
+      rounds.add(json);
+    }
+    if (Boolean.parseBoolean(a.get("restore", "false")) && before != null) {
+      // --restore true: leave the table as it was before the first round.
+      table.manageSnapshots().rollbackTo(before).commit();
+    }
+    Map<String, Object> json = new LinkedHashMap<>(rounds.get(0));
+    if (repeat > 1) {
+      json.put("rounds", rounds);
+    }
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .writeValue(new File(a.get("out")), json);
+    System.exit(succeeded ? 0 : 2);
+  }
+
+  private static Map<String, Object> optimizeOnce(
+      Table table, OptimizingType type, int threads, OptimizingPolicy policy) {
     long started = System.nanoTime();
     OptimizeReport report =
         new LocalOptimizer(
@@ -82,10 +123,7 @@ public final class FirnOptimize {
     json.put(
         "groupsCommitted", report.outcomes().stream().filter(CommitOutcome::committed).count());
     json.put("succeeded", report.succeeded());
-    new ObjectMapper()
-        .enable(SerializationFeature.INDENT_OUTPUT)
-        .writeValue(new File(a.get("out")), json);
     System.err.printf(Locale.ROOT, "[firn] %s optimizing took %.1f s%n", type.label(), seconds);
-    System.exit(report.succeeded() ? 0 : 2);
+    return json;
   }
 }

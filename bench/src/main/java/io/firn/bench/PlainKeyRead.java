@@ -54,9 +54,20 @@ public final class PlainKeyRead {
     long dataFiles = files.size();
     files.addAll(equalityDeletes.values());
 
-    long started = System.nanoTime();
-    long rows = Slots.sum(threads, slot -> read(table, files, slot, threads));
-    double seconds = (System.nanoTime() - started) / 1e9;
+    // --repeat N: read N times in this JVM (warm JIT and caches, as FirnOptimize --repeat);
+    // "seconds" is the first round's, "rounds" every round's.
+    int repeat = (int) a.getLong("repeat", 1);
+    if (repeat < 1) {
+      throw new IllegalArgumentException("--repeat: " + repeat + " is not a positive count");
+    }
+    List<Double> rounds = new ArrayList<>();
+    long rows = 0;
+    for (int round = 0; round < repeat; round++) {
+      long started = System.nanoTime();
+      rows = Slots.sum(threads, slot -> read(table, files, slot, threads));
+      rounds.add((System.nanoTime() - started) / 1e9);
+    }
+    double seconds = rounds.get(0);
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("engine", "plain-key-read");
     json.put("threads", threads);
@@ -64,6 +75,9 @@ public final class PlainKeyRead {
     json.put("equalityDeleteFiles", equalityDeletes.size());
     json.put("rows", rows);
     json.put("seconds", seconds);
+    if (repeat > 1) {
+      json.put("rounds", rounds);
+    }
     new ObjectMapper()
         .enable(SerializationFeature.INDENT_OUTPUT)
         .writeValue(new File(a.get("out")), json);
