@@ -18,6 +18,8 @@ FIRN_OPTS=(--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/jav
   --add-opens=java.base/java.nio=ALL-UNNAMED)
 export SPARK_LOCAL_IP=127.0.0.1
 now() { date +%s.%N; }
+# elapsed T0 T1: seconds between two now() readings, as a JSON number (bc prints ".84").
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
 # Firn's side and its floors (FirnOptimize, PlainParquetCopy, PlainKeyRead) run as `bin/firn
 # optimize` does after its first use: C1 only, from the class-data archive an earlier run of the

@@ -107,12 +107,12 @@ for s in $SHAPES; do
     one_shot_java firn-optimize "$FIRN_CP" -Xmx6g "${JFR_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
       $(catalog firn) --type full --threads "$THREADS" --out "$R/firn.json"
     t1=$(now)
-    echo "{\"processSeconds\": $(echo "$t1 - $t0" | bc)}" > "$R/firn-process.json"
+    echo "{\"processSeconds\": $(elapsed "$t0" "$t1")}" > "$R/firn-process.json"
     java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkScan $(catalog firn) --threads "$THREADS" --out "$R/firn-after.json"
     t0=$(now)
     java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkBaseline $(catalog spark) --threads "$THREADS" --out "$R/spark.json"
     t1=$(now)
-    echo "{\"processSeconds\": $(echo "$t1 - $t0" | bc)}" > "$R/spark-process.json"
+    echo "{\"processSeconds\": $(elapsed "$t0" "$t1")}" > "$R/spark-process.json"
   ) 9>"$LOCK"
   # Keep the results, drop the tables (2 M wide rows are ~1 GB per side).
   rm -rf "$D/firn" "$D/spark"

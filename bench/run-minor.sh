@@ -90,7 +90,7 @@ echo "== $CODEC $WIDTH $PARTITION($PARTS) $WRITER, $ROWS keys in $COMMITS checkp
   one_shot_java firn-optimize "$FIRN_CP" -Xmx6g -cp "$FIRN_CP" io.firn.bench.FirnOptimize "${CATALOG[@]}" --type minor \
     --thresholds "target-size=$TARGET" --threads "$THREADS" --out "$R/minor.json"
   t1=$(now)
-  echo "{\"processSeconds\": $(echo "$t1 - $t0" | bc)}" > "$R/minor-process.json"
+  echo "{\"processSeconds\": $(elapsed "$t0" "$t1")}" > "$R/minor-process.json"
   java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkScan "${CATALOG[@]}" --threads "$THREADS" --out "$R/after.json"
 ) 9>"$LOCK"
 rm -rf "$WORK/table"
