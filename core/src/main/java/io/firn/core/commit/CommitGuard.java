@@ -10,14 +10,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -93,24 +91,23 @@ final class CommitGuard extends ForwardingTableOperations {
     if (added.isEmpty()) {
       return;
     }
-    Table uncommitted = new BaseTable(delegate().temp(metadata), table);
     long minLiveDataSequence = minLiveDataSequenceNumber(metadata.currentSnapshot(), io());
     List<String> unplannedData = new ArrayList<>();
     List<String> unplannedDeletes = new ArrayList<>();
     for (Snapshot snapshot : added) {
-      SnapshotChanges changes = SnapshotChanges.builderFor(uncommitted).snapshot(snapshot).build();
-      for (DataFile file : changes.removedDataFiles()) {
+      RemovedFiles changes = RemovedFiles.of(snapshot, io());
+      for (RemovedFiles.Removed file : changes.data()) {
         if (!dataFilesToRemove.contains(file.location())) {
           unplannedData.add(file.location());
         }
       }
-      for (DeleteFile file : changes.removedDeleteFiles()) {
+      for (RemovedFiles.Removed file : changes.deletes()) {
         if (!deleteFilesToRemove.contains(file.location())
             && !appliesToNothing(file, minLiveDataSequence)) {
           unplannedDeletes.add(
               String.format(
                   Locale.ROOT,
-                  "%s (%s, sequence number %d)",
+                  "%s (%s, sequence number %s)",
                   file.location(),
                   file.content() == FileContent.EQUALITY_DELETES ? "equality" : "position",
                   file.dataSequenceNumber()));
@@ -121,10 +118,12 @@ final class CommitGuard extends ForwardingTableOperations {
       throw new UnplannedRemovalException(
           String.format(
               Locale.ROOT,
-              "the commit would also remove %d data file(s) and %d delete file(s) that still apply"
+              "the commit to %s would also remove %d data file(s) and %d delete file(s) that still"
+                  + " apply"
                   + " to live rows and that the plan did not remove (Iceberg drops delete files"
                   + " older than the data files it counts, apache/iceberg#10962): data %s, deletes"
                   + " %s",
+              table,
               unplannedData.size(),
               unplannedDeletes.size(),
               unplannedData,
@@ -162,7 +161,7 @@ final class CommitGuard extends ForwardingTableOperations {
    * An equality delete applies to data files of a lower data sequence number, a position delete to
    * those of a lower or equal one: below every live data file, it hides nothing.
    */
-  private static boolean appliesToNothing(DeleteFile file, long minLiveDataSequence) {
+  private static boolean appliesToNothing(RemovedFiles.Removed file, long minLiveDataSequence) {
     Long seq = file.dataSequenceNumber();
     if (seq == null) {
       return false;
