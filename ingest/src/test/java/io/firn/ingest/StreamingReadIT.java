@@ -47,6 +47,7 @@ import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,6 +79,7 @@ class StreamingReadIT {
   @TempDir Path warehouse;
 
   @Test
+  @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void aStreamingReaderSeesEveryAppendedRowOnceWhileFirnRewritesTheFiles() throws Exception {
     HadoopCatalog catalog = new HadoopCatalog();
     catalog.setConf(new org.apache.hadoop.conf.Configuration());
@@ -136,13 +138,19 @@ class StreamingReadIT {
                 }
                 return rewrites;
               });
-      while (true) {
+      // The sentinel is appended last, but it need not be read last: appends discovered in one
+      // monitor cycle are planned as one incremental scan, whose files come in manifest order
+      // (newest first). So the read ends when the sentinel and every appended row have been seen;
+      // a row never emitted leaves the read waiting, and the timeout fails the test.
+      boolean sentinel = false;
+      while (!sentinel || seen.size() < COMMITS * ROWS_PER_COMMIT) {
         assertThat(ids.hasNext()).isTrue();
         long id = ids.next();
         if (id == SENTINEL) {
-          break;
+          sentinel = true;
+        } else {
+          seen.merge(id, 1, Integer::sum);
         }
-        seen.merge(id, 1, Integer::sum);
       }
       replaced = writes.get(60, TimeUnit.SECONDS);
     }
