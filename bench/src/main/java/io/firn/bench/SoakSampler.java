@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.AppendFiles;
@@ -60,7 +61,12 @@ import org.apache.iceberg.io.OutputFileFactory;
  * --optimized-uri U --optimized-warehouse W --baseline-uri U --baseline-warehouse W
  * --table events.order_events --interval-seconds 60 --out DIR --stop-file FILE
  * [--reference-every 1] [--target-size 16777216] [--scan-repeats 2] [--paired-rounds 7]
+ * [--phase-seed 1]
  * </pre>
+ *
+ * <p>Each sample after the first is taken at a seeded random moment within its interval ({@code
+ * --phase-seed 0}: at its start), so that the samples do not lock onto the writer's checkpoint
+ * period.
  *
  * <p>Appends one line per variant and sample to {@code DIR/samples.csv}; the sampling ends after
  * the sample that follows the appearance of {@code FILE} (that last sample is marked final).
@@ -97,6 +103,7 @@ public final class SoakSampler {
     long intervalMillis = args.getLong("interval-seconds", 60) * 1000;
     long referenceEvery = args.getLong("reference-every", 1);
     Path stopFile = Path.of(args.get("stop-file"));
+    Phases phases = new Phases(args.getLong("phase-seed", 1));
     Files.createDirectories(sampler.out);
     Path csv = sampler.out.resolve("samples.csv");
     boolean fresh = !Files.exists(csv);
@@ -113,7 +120,12 @@ public final class SoakSampler {
         writer.println(HEADER);
       }
       for (int sample = 0; ; sample++) {
-        long due = start + sample * intervalMillis;
+        // Sample k is taken at a seeded random moment of interval k, not at its start: the ingest
+        // job commits on a fixed period too (a 10 s checkpoint divides a 60 s interval), so fixed
+        // times would catch every sample at the same point of the writer's and the optimizer's
+        // cycle (always just after a checkpoint, or always just after its minor) and show one
+        // state of the table, not how it scans over time (docs/adr/0036).
+        long due = start + sample * intervalMillis + phases.offset(sample, intervalMillis);
         long wait = due - System.currentTimeMillis();
         while (wait > 0 && !Files.exists(stopFile)) {
           Thread.sleep(Math.min(wait, 1000));
@@ -129,6 +141,26 @@ public final class SoakSampler {
           return;
         }
       }
+    }
+  }
+
+  /**
+   * Where in its interval each sample falls: a seeded random fraction, the same for a seed from run
+   * to run; seed 0 takes every sample at the start of its interval. Sample 0 is at the start.
+   */
+  static final class Phases {
+    private final long seed;
+
+    Phases(long seed) {
+      this.seed = seed;
+    }
+
+    long offset(int sample, long intervalMillis) {
+      if (seed == 0 || sample == 0) {
+        return 0;
+      }
+      return (long)
+          (new SplittableRandom(seed * 1_000_003L + sample).nextDouble() * intervalMillis);
     }
   }
 

@@ -51,6 +51,10 @@ class SoakChartsTest {
                 + " (median 1.05×, worst 1.20× at sample 1), files (data + delete) above 1.3× in 1"
                 + " (median 2.50×, worst 4.00× at sample 1).")
         .contains(
+            "Of them, 1 taken with every checkpoint optimized (no equality-delete file): scan"
+                + " time above 1.3× in 0 (median 0.90×); 1 taken while a checkpoint waited for its"
+                + " minor: above 1.3× in 0 (median 1.20×).")
+        .contains(
             "Final sample: with Firn 200 rows (checksum cd), without 200 rows (checksum cd): the"
                 + " same rows.");
   }
@@ -69,6 +73,27 @@ class SoakChartsTest {
     // The baseline's red and Firn's blue are drawn.
     assertThat(hasColor(image, 0xD62728)).isTrue();
     assertThat(hasColor(image, 0x1F77B4)).isTrue();
+  }
+
+  @Test
+  void samplesFallAtSeededMomentsSpreadOverTheirIntervals() {
+    SoakSampler.Phases phases = new SoakSampler.Phases(1);
+    long interval = 60_000;
+    long[] tenths = new long[10];
+    for (int sample = 1; sample <= 400; sample++) {
+      long offset = phases.offset(sample, interval);
+      assertThat(offset).isBetween(0L, interval - 1);
+      assertThat(new SoakSampler.Phases(1).offset(sample, interval)).isEqualTo(offset);
+      tenths[(int) (offset * 10 / interval)]++;
+    }
+    // Every tenth of the interval (one 10 s checkpoint period of a 60 s interval has 1/6) is hit.
+    for (long count : tenths) {
+      assertThat(count).isBetween(20L, 60L);
+    }
+    assertThat(phases.offset(0, interval)).isZero();
+    assertThat(new SoakSampler.Phases(2).offset(5, interval))
+        .isNotEqualTo(phases.offset(5, interval));
+    assertThat(new SoakSampler.Phases(0).offset(5, interval)).isZero();
   }
 
   @Test
