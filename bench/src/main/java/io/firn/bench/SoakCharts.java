@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.DoubleStream;
 import javax.imageio.ImageIO;
 
 /**
@@ -100,6 +101,7 @@ public final class SoakCharts {
         charts.resolve(prefix + "-scan-time.png"));
     chart(
         rows, "data + delete bytes (MiB)", Row::mib, title, charts.resolve(prefix + "-bytes.png"));
+    ratioChart(rows, title, charts.resolve(prefix + "-scan-ratio.png"));
     String summary = summary(rows);
     Files.writeString(Path.of(args.get("samples")).resolveSibling("summary.md"), summary);
     System.out.print(summary);
@@ -144,8 +146,73 @@ public final class SoakCharts {
     return variants;
   }
 
+  /** One line of a chart: its points, and per point a colour ({@code null}: the line's). */
+  private record Series(
+      String label, Color color, boolean dashed, double[] xs, double[] ys, Color[] dots) {}
+
+  /** A line per variant of one metric over the run. */
   static void chart(
       List<Row> rows, String metric, ToDoubleFunction<Row> value, String title, Path png)
+      throws IOException {
+    List<Series> series = new ArrayList<>();
+    for (Map.Entry<String, List<Row>> variant : byVariant(rows).entrySet()) {
+      List<Row> of = variant.getValue();
+      series.add(
+          new Series(
+              LABELS.get(variant.getKey()),
+              COLORS.get(variant.getKey()),
+              variant.getKey().equals("compacted"),
+              of.stream().mapToDouble(Row::minutes).toArray(),
+              of.stream().mapToDouble(value).toArray(),
+              null));
+    }
+    draw(series, metric, title, png, List.of());
+  }
+
+  /**
+   * The goal's chart: per sample, the optimized table's full-scan time ÷ its compacted reference's,
+   * each point coloured by the table's state (every checkpoint optimized, or one waiting for its
+   * minor), with the goal's 1.3× line.
+   */
+  static void ratioChart(List<Row> rows, String title, Path png) throws IOException {
+    Map<Integer, Row> compacted = new LinkedHashMap<>();
+    rows.stream()
+        .filter(r -> r.variant.equals("compacted"))
+        .forEach(r -> compacted.put(r.sample, r));
+    List<Double> xs = new ArrayList<>();
+    List<Double> ys = new ArrayList<>();
+    List<Color> dots = new ArrayList<>();
+    for (Row row : rows) {
+      Row reference = compacted.get(row.sample);
+      if (!row.variant.equals("optimized") || reference == null || reference.rows == 0) {
+        continue;
+      }
+      xs.add(row.minutes());
+      ys.add(row.scanMillis / (double) Math.max(1, reference.scanMillis));
+      dots.add(row.eqDeleteFiles() == 0 ? COLORS.get("optimized") : PENDING);
+    }
+    double[] x = xs.stream().mapToDouble(Double::doubleValue).toArray();
+    double[] y = ys.stream().mapToDouble(Double::doubleValue).toArray();
+    draw(
+        List.of(
+            new Series(
+                "with Firn ÷ compacted reference; dots: every checkpoint optimized (blue), one"
+                    + " waiting for its minor (orange)",
+                new Color(0x9E, 0xC5, 0xE8),
+                false,
+                x,
+                y,
+                dots.toArray(new Color[0]))),
+        "full-scan time ÷ reference",
+        title,
+        png,
+        List.of(1.0, 1.3));
+  }
+
+  private static final Color PENDING = new Color(0xFF, 0x7F, 0x0E);
+
+  private static void draw(
+      List<Series> series, String metric, String title, Path png, List<Double> marks)
       throws IOException {
     int width = 960;
     int height = 480;
@@ -153,9 +220,13 @@ public final class SoakCharts {
     int right = 30;
     int top = 60;
     int bottom = 60;
-    Map<String, List<Row>> variants = byVariant(rows);
-    double maxX = rows.stream().mapToDouble(Row::minutes).max().orElse(1);
-    double maxY = rows.stream().mapToDouble(value).max().orElse(1);
+    double maxX = series.stream().flatMapToDouble(l -> DoubleStream.of(l.xs)).max().orElse(1);
+    double maxY =
+        DoubleStream.concat(
+                series.stream().flatMapToDouble(l -> DoubleStream.of(l.ys)),
+                marks.stream().mapToDouble(Double::doubleValue))
+            .max()
+            .orElse(1);
     double stepX = niceStep(maxX / 8);
     double stepY = niceStep(Math.max(maxY, 1e-9) / 6);
     maxX = Math.max(stepX, Math.ceil(maxX / stepX) * stepX);
@@ -190,33 +261,40 @@ public final class SoakCharts {
       String label = format(x, stepX);
       g.drawString(label, px - fm.stringWidth(label) / 2, top + plotH + 18);
     }
+    for (double mark : marks) {
+      int py = top + plotH - (int) Math.round(mark / maxY * plotH);
+      g.setStroke(stroke(true));
+      g.setColor(mark == 1.0 ? Color.GRAY : COLORS.get("baseline"));
+      g.drawLine(left, py, left + plotW, py);
+      String label = format(mark, 0.1) + "×";
+      g.drawString(label, left + plotW - fm.stringWidth(label) - 4, py - 4);
+    }
+    g.setStroke(new BasicStroke(1f));
     g.setColor(Color.BLACK);
     g.drawRect(left, top, plotW, plotH);
     String xLabel = "minutes since the start (both ingest jobs start together)";
     g.drawString(xLabel, left + plotW / 2 - fm.stringWidth(xLabel) / 2, height - 16);
     int legendY = 44;
     int legendX = left;
-    for (Map.Entry<String, List<Row>> variant : variants.entrySet()) {
-      Color color = COLORS.get(variant.getKey());
-      boolean dashed = variant.getKey().equals("compacted");
-      g.setStroke(stroke(dashed));
-      g.setColor(color);
-      int[] xs = new int[variant.getValue().size()];
+    for (Series line : series) {
+      g.setStroke(stroke(line.dashed));
+      g.setColor(line.color);
+      int[] xs = new int[line.xs.length];
       int[] ys = new int[xs.length];
       for (int i = 0; i < xs.length; i++) {
-        Row row = variant.getValue().get(i);
-        xs[i] = left + (int) Math.round(row.minutes() / maxX * plotW);
-        ys[i] = top + plotH - (int) Math.round(value.applyAsDouble(row) / maxY * plotH);
+        xs[i] = left + (int) Math.round(line.xs[i] / maxX * plotW);
+        ys[i] = top + plotH - (int) Math.round(line.ys[i] / maxY * plotH);
       }
       g.drawPolyline(xs, ys, xs.length);
       for (int i = 0; i < xs.length; i++) {
+        g.setColor(line.dots == null ? line.color : line.dots[i]);
         g.fillOval(xs[i] - 3, ys[i] - 3, 6, 6);
       }
+      g.setColor(line.color);
       g.drawLine(legendX, legendY - 4, legendX + 24, legendY - 4);
       g.setColor(Color.BLACK);
-      String label = LABELS.get(variant.getKey());
-      g.drawString(label, legendX + 30, legendY);
-      legendX += 30 + fm.stringWidth(label) + 24;
+      g.drawString(line.label, legendX + 30, legendY);
+      legendX += 30 + fm.stringWidth(line.label) + 24;
     }
     g.dispose();
     ImageIO.write(image, "png", png.toFile());

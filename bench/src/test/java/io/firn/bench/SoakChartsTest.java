@@ -76,6 +76,22 @@ class SoakChartsTest {
   }
 
   @Test
+  void ratioChartColoursEachSampleByTheTablesStateAndDrawsTheGoal(@TempDir Path dir)
+      throws Exception {
+    Path csv = dir.resolve("samples.csv");
+    Files.writeString(csv, CSV);
+    Path png = dir.resolve("ratio.png");
+
+    SoakCharts.ratioChart(SoakCharts.read(csv), "test", png);
+
+    BufferedImage image = ImageIO.read(png.toFile());
+    // Sample 1 waited for its minor (orange), sample 2 was optimized (blue); the 1.3× line is red.
+    assertThat(hasColor(image, 0xFF7F0E)).isTrue();
+    assertThat(hasColor(image, 0x1F77B4)).isTrue();
+    assertThat(hasColor(image, 0xD62728)).isTrue();
+  }
+
+  @Test
   void samplesFallAtSeededMomentsSpreadOverTheirIntervals() {
     SoakSampler.Phases phases = new SoakSampler.Phases(1);
     long interval = 60_000;
