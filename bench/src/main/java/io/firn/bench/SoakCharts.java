@@ -175,24 +175,13 @@ public final class SoakCharts {
    * minor), with the goal's 1.3× line.
    */
   static void ratioChart(List<Row> rows, String title, Path png) throws IOException {
-    Map<Integer, Row> compacted = new LinkedHashMap<>();
-    rows.stream()
-        .filter(r -> r.variant.equals("compacted"))
-        .forEach(r -> compacted.put(r.sample, r));
-    List<Double> xs = new ArrayList<>();
-    List<Double> ys = new ArrayList<>();
-    List<Color> dots = new ArrayList<>();
-    for (Row row : rows) {
-      Row reference = compacted.get(row.sample);
-      if (!row.variant.equals("optimized") || reference == null || reference.rows == 0) {
-        continue;
-      }
-      xs.add(row.minutes());
-      ys.add(row.scanMillis / (double) Math.max(1, reference.scanMillis));
-      dots.add(row.eqDeleteFiles() == 0 ? COLORS.get("optimized") : PENDING);
-    }
-    double[] x = xs.stream().mapToDouble(Double::doubleValue).toArray();
-    double[] y = ys.stream().mapToDouble(Double::doubleValue).toArray();
+    List<Compared> compared = compared(rows);
+    double[] x = compared.stream().mapToDouble(c -> c.optimized().minutes()).toArray();
+    double[] y = compared.stream().mapToDouble(Compared::scan).toArray();
+    Color[] dots =
+        compared.stream()
+            .map(c -> c.caughtUp() ? COLORS.get("optimized") : PENDING)
+            .toArray(Color[]::new);
     draw(
         List.of(
             new Series(
@@ -202,7 +191,7 @@ public final class SoakCharts {
                 false,
                 x,
                 y,
-                dots.toArray(new Color[0]))),
+                dots)),
         "full-scan time ÷ reference",
         title,
         png,
@@ -210,6 +199,41 @@ public final class SoakCharts {
   }
 
   private static final Color PENDING = new Color(0xFF, 0x7F, 0x0E);
+
+  /** A sample of the optimized table next to its compacted reference. */
+  record Compared(Row optimized, Row reference) {
+    double scan() {
+      return optimized.scanMillis / (double) Math.max(1, reference.scanMillis);
+    }
+
+    double files() {
+      return optimized.files() / (double) Math.max(1, reference.files());
+    }
+
+    /**
+     * Minor turns every equality delete into positions or drops it, so an equality-delete file
+     * means a checkpoint the optimizer has not reached yet (it commits seconds after the writer).
+     */
+    boolean caughtUp() {
+      return optimized.eqDeleteFiles() == 0;
+    }
+  }
+
+  /** The samples, in order, where the optimized table has a reference with rows to compare with. */
+  static List<Compared> compared(List<Row> rows) {
+    Map<Integer, Row> references = new LinkedHashMap<>();
+    rows.stream()
+        .filter(r -> r.variant.equals("compacted"))
+        .forEach(r -> references.put(r.sample, r));
+    List<Compared> compared = new ArrayList<>();
+    for (Row row : rows) {
+      Row reference = references.get(row.sample);
+      if (row.variant.equals("optimized") && reference != null && reference.rows != 0) {
+        compared.add(new Compared(row, reference));
+      }
+    }
+    return compared;
+  }
 
   private static void draw(
       List<Series> series, String metric, String title, Path png, List<Double> marks)
@@ -361,43 +385,24 @@ public final class SoakCharts {
       }
     }
     // Per sample: the optimized table against the reference written from its own rows.
-    Map<Integer, Row> optimized = new LinkedHashMap<>();
-    Map<Integer, Row> compacted = new LinkedHashMap<>();
-    Map<Integer, Row> baseline = new LinkedHashMap<>();
-    for (Row row : rows) {
-      switch (row.variant) {
-        case "optimized" -> optimized.put(row.sample, row);
-        case "compacted" -> compacted.put(row.sample, row);
-        case "baseline" -> baseline.put(row.sample, row);
-        default -> {}
-      }
-    }
     double worstScan = 0;
     double worstFiles = 0;
     int scanOver = 0;
     int filesOver = 0;
-    int compared = 0;
     int worstScanSample = -1;
     int worstFilesSample = -1;
+    List<Compared> all = compared(rows);
+    int compared = all.size();
     List<Double> scanRatios = new ArrayList<>();
     List<Double> fileRatios = new ArrayList<>();
-    // Split by the optimized table's state at the sample: minor turns every equality delete into
-    // positions or drops it, so an equality-delete file means a checkpoint the optimizer has not
-    // reached yet (it commits seconds after the writer).
     List<Double> caughtUp = new ArrayList<>();
     List<Double> pending = new ArrayList<>();
-    for (Map.Entry<Integer, Row> entry : optimized.entrySet()) {
-      Row reference = compacted.get(entry.getKey());
-      Row opt = entry.getValue();
-      if (reference == null || reference.rows == 0) {
-        continue;
-      }
-      compared++;
-      double scan = opt.scanMillis / (double) Math.max(1, reference.scanMillis);
-      double files = opt.files() / (double) Math.max(1, reference.files());
+    for (Compared sample : all) {
+      double scan = sample.scan();
+      double files = sample.files();
       scanRatios.add(scan);
       fileRatios.add(files);
-      (opt.eqDeleteFiles() == 0 ? caughtUp : pending).add(scan);
+      (sample.caughtUp() ? caughtUp : pending).add(scan);
       if (scan > 1.3) {
         scanOver++;
       }
@@ -406,11 +411,11 @@ public final class SoakCharts {
       }
       if (scan > worstScan) {
         worstScan = scan;
-        worstScanSample = entry.getKey();
+        worstScanSample = sample.optimized().sample();
       }
       if (files > worstFiles) {
         worstFiles = files;
-        worstFilesSample = entry.getKey();
+        worstFilesSample = sample.optimized().sample();
       }
     }
     out.append(
