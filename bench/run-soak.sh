@@ -102,10 +102,12 @@ done
 # snapshots every second: the writer commits every checkpoint, and until the minor that follows the
 # table scans with that checkpoint's equality deletes (at a 5 s watch, minor committed 6.5 s after
 # each 10 s checkpoint, so the table was unoptimized two thirds of the time; docs/adr/0036).
+# Small data manifests are merged every 30 s from 2 on (each minor commit adds one; ADR 0010).
 (cd "$DIR/optimized" && \
   FIRN_CATALOG_NAME=firn FIRN_CATALOG_URI="jdbc:sqlite:$DIR/optimized/catalog.db?busy_timeout=30000" \
   FIRN_WAREHOUSE="$DIR/optimized/warehouse" FIRN_STATE_URL="jdbc:h2:file:$DIR/optimized/state/firn" \
   FIRN_WATCH_INTERVAL=1s FIRN_POLICIES="$ROOT/bench/soak/policy.yaml" FIRN_EXPIRE_MAX_AGE=5m \
+  FIRN_REWRITE_MANIFESTS_INTERVAL=30s FIRN_REWRITE_MANIFESTS_MIN_COUNT=2 \
   FIRN_LOCAL_WORKER_THREADS=1 FIRN_PORT="$PORT" FIRN_ADMIN_PORT=$(( PORT + 1 )) \
   FIRN_JAVA_OPTS="-Xmx1g" exec nice -n 10 "$ROOT/bin/firn" server) > "$DIR/server.log" 2>&1 &
 server_pid=$!; pids+=($server_pid)

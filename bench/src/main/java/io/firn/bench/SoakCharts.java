@@ -58,7 +58,8 @@ public final class SoakCharts {
       long deleteBytes,
       long rows,
       String checksum,
-      long scanMillis) {
+      long scanMillis,
+      long manifests) {
     long deleteFiles() {
       return eqDeleteFiles + posDeleteFiles;
     }
@@ -130,7 +131,9 @@ public final class SoakCharts {
               Long.parseLong(at.apply("delete_bytes")),
               Long.parseLong(at.apply("rows")),
               at.apply("checksum"),
-              Long.parseLong(at.apply("scan_ms"))));
+              Long.parseLong(at.apply("scan_ms")),
+              // Data and delete manifests; -1 in CSVs written before the column (2026-12-07).
+              header.contains("manifests") ? Long.parseLong(at.apply("manifests")) : -1));
     }
     return rows;
   }
@@ -365,6 +368,9 @@ public final class SoakCharts {
     metrics.put("data + delete MiB", Row::mib);
     metrics.put("live rows", r -> r.rows);
     metrics.put("full-scan s", r -> r.scanMillis / 1000.0);
+    if (rows.stream().anyMatch(r -> r.manifests >= 0)) {
+      metrics.put("manifests (data + delete)", r -> r.manifests);
+    }
     for (Map.Entry<String, List<Row>> variant : byVariant(rows).entrySet()) {
       // From the first sample with rows: before it the ingest job had not committed the table.
       List<Row> of = variant.getValue().stream().filter(r -> r.rows > 0).toList();

@@ -75,7 +75,7 @@ public final class SoakSampler {
   static final String HEADER =
       "sample,time_utc,elapsed_s,final,variant,snapshot_id,data_files,eq_delete_files,"
           + "pos_delete_files,data_bytes,delete_bytes,data_records,eq_delete_records,"
-          + "pos_delete_records,rows,checksum,scan_ms";
+          + "pos_delete_records,rows,checksum,scan_ms,manifests";
 
   private final Catalog optimizedCatalog;
   private final Catalog baselineCatalog;
@@ -214,7 +214,7 @@ public final class SoakSampler {
       return measurement.run();
     } catch (IOException | RuntimeException e) {
       System.err.println("sample failed: " + e);
-      return "-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,0,-1";
+      return "-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,0,-1,-1";
     }
   }
 
@@ -229,7 +229,7 @@ public final class SoakSampler {
   /** Files, bytes and a timed full scan of the table's current snapshot. */
   private String measure(Table table, List<Record> keep) throws IOException {
     if (table == null || table.currentSnapshot() == null) {
-      return "0,0,0,0,0,0,0,0,0,0,0,0";
+      return "0,0,0,0,0,0,0,0,0,0,0,0,0";
     }
     Snapshot snapshot = table.currentSnapshot();
     long dataFiles = 0;
@@ -265,6 +265,7 @@ public final class SoakSampler {
         }
       }
     }
+    int manifests = snapshot.allManifests(table.io()).size();
     Scan scan = scan(table, snapshot.snapshotId(), keep);
     return String.join(
         ",",
@@ -279,7 +280,8 @@ public final class SoakSampler {
         Long.toString(posRecords),
         Long.toString(scan.rows),
         Long.toHexString(scan.checksum),
-        Long.toString(scan.millis));
+        Long.toString(scan.millis),
+        Integer.toString(manifests));
   }
 
   private record Scan(long rows, long checksum, long millis) {}

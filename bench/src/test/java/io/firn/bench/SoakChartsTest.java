@@ -22,16 +22,34 @@ class SoakChartsTest {
   private static final String CSV =
       SoakSampler.HEADER
           + "\n"
-          + "0,t,0.0,false,optimized,0,0,0,0,0,0,0,0,0,0,0,0\n"
-          + "0,t,0.0,false,compacted,1,0,0,0,0,0,0,0,0,0,0,1\n"
-          + "0,t,0.0,false,baseline,0,0,0,0,0,0,0,0,0,0,0,0\n"
-          + "1,t,60.0,false,optimized,2,2,1,1,2048,1024,120,10,10,100,ab,120\n"
-          + "1,t,60.0,false,compacted,3,1,0,0,1024,0,100,0,0,100,ab,100\n"
-          + "1,t,60.0,false,baseline,4,5,5,5,4096,2048,300,50,50,100,ab,400\n"
-          + "2,t,120.0,true,optimized,5,1,0,0,1024,0,200,0,0,200,cd,90\n"
-          + "2,t,120.0,true,compacted,6,1,0,0,1024,0,200,0,0,200,cd,100\n"
-          + "2,t,120.0,true,baseline,7,9,9,9,8192,4096,600,90,90,200,cd,900\n"
-          + "3,t,180.0,false,optimized,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,0,-1\n";
+          + "0,t,0.0,false,optimized,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+          + "0,t,0.0,false,compacted,1,0,0,0,0,0,0,0,0,0,0,1,0\n"
+          + "0,t,0.0,false,baseline,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+          + "1,t,60.0,false,optimized,2,2,1,1,2048,1024,120,10,10,100,ab,120,5\n"
+          + "1,t,60.0,false,compacted,3,1,0,0,1024,0,100,0,0,100,ab,100,2\n"
+          + "1,t,60.0,false,baseline,4,5,5,5,4096,2048,300,50,50,100,ab,400,12\n"
+          + "2,t,120.0,true,optimized,5,1,0,0,1024,0,200,0,0,200,cd,90,2\n"
+          + "2,t,120.0,true,compacted,6,1,0,0,1024,0,200,0,0,200,cd,100,2\n"
+          + "2,t,120.0,true,baseline,7,9,9,9,8192,4096,600,90,90,200,cd,900,20\n"
+          + "3,t,180.0,false,optimized,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,0,-1,-1\n";
+
+  @Test
+  void readsSamplesWrittenBeforeTheManifestsColumn(@TempDir Path dir) throws Exception {
+    // The CSV of a run from before the column: the same rows, no manifests metric.
+    Path csv = dir.resolve("samples.csv");
+    Files.writeString(
+        csv,
+        CSV.lines()
+                .map(line -> line.substring(0, line.lastIndexOf(',')))
+                .collect(java.util.stream.Collectors.joining("\n"))
+            + "\n");
+    List<SoakCharts.Row> rows = SoakCharts.read(csv);
+
+    assertThat(rows).hasSize(9).allMatch(r -> r.manifests() == -1);
+    assertThat(SoakCharts.summary(rows))
+        .contains("| optimized | full-scan s | 0.12 | 0.09 | 0.12 |")
+        .doesNotContain("manifests");
+  }
 
   @Test
   void summaryComparesEachSampleWithItsReferenceAndTheFinalRows(@TempDir Path dir)
@@ -46,6 +64,7 @@ class SoakChartsTest {
         .contains("| baseline | data files | 5 | 9 | 9 |")
         .contains("| optimized | delete files (eq + pos) | 2 | 0 | 2 |")
         .contains("| optimized | full-scan s | 0.12 | 0.09 | 0.12 |")
+        .contains("| optimized | manifests (data + delete) | 5 | 2 | 5 |")
         .contains(
             "With Firn against the compacted reference, 2 samples: scan time above 1.3× in 0"
                 + " (median 1.05×, worst 1.20× at sample 1), files (data + delete) above 1.3× in 1"

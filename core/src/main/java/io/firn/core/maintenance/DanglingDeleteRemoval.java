@@ -130,12 +130,7 @@ public final class DanglingDeleteRemoval {
         // A concurrent commit removed one of them (Iceberg drops deletes older than every live
         // data file by itself) or kept winning the metadata swap: scan again.
         if (attempt >= ATTEMPTS) {
-          String message =
-              "conflict with concurrent commits "
-                  + ATTEMPTS
-                  + " times ("
-                  + e.getMessage()
-                  + "); table unchanged, run again later";
+          String message = TaggedCommits.conflict(ATTEMPTS, e);
           LOG.warn("{}: {}", table.name(), message);
           return report(
               table,
@@ -151,10 +146,7 @@ public final class DanglingDeleteRemoval {
             table.name(), attempt, e.getMessage());
         continue;
       } catch (CommitStateUnknownException e) {
-        String message =
-            "the catalog did not confirm the commit ("
-                + e.getMessage()
-                + "); check the table history before running again";
+        String message = TaggedCommits.unknown(e);
         LOG.error("{}: {}", table.name(), message);
         return report(
             table,
@@ -211,14 +203,8 @@ public final class DanglingDeleteRemoval {
   }
 
   private static long committedSnapshot(Table table, String processId) {
-    for (Snapshot s = table.currentSnapshot(); s != null; ) {
-      if (processId.equals(s.summary().get(PROCESS_ID))
-          && TYPE.equals(s.summary().get(OPTIMIZING_TYPE))) {
-        return s.snapshotId();
-      }
-      s = s.parentId() == null ? null : table.snapshot(s.parentId());
-    }
-    return -1;
+    Snapshot committed = TaggedCommits.find(table, processId, TYPE);
+    return committed == null ? -1 : committed.snapshotId();
   }
 
   private static DanglingDeleteReport report(

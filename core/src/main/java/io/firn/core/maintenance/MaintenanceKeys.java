@@ -57,6 +57,22 @@ public final class MaintenanceKeys {
   public static final String DANGLING_DELETES_DRY_RUN = "dangling-deletes.dry-run";
   public static final boolean DANGLING_DELETES_DRY_RUN_DEFAULT = false;
 
+  // ---- manifest rewrite: on, hourly, from 10 small data manifests (changes no row, deletes none)
+  // ----
+
+  public static final String REWRITE_MANIFESTS_ENABLED = "rewrite-manifests.enabled";
+  public static final boolean REWRITE_MANIFESTS_ENABLED_DEFAULT = true;
+  public static final String REWRITE_MANIFESTS_INTERVAL = "rewrite-manifests.interval";
+  public static final Duration REWRITE_MANIFESTS_INTERVAL_DEFAULT = Duration.ofHours(1);
+
+  /**
+   * Data manifests below the table's {@code commit.manifest.target-size-bytes} it takes to rewrite
+   * them (>= 2).
+   */
+  public static final String REWRITE_MANIFESTS_MIN_COUNT = "rewrite-manifests.min-count";
+
+  public static final int REWRITE_MANIFESTS_MIN_COUNT_DEFAULT = 10;
+
   /** Every key, in the order above. */
   public static final List<String> KEYS =
       List.of(
@@ -72,5 +88,8 @@ public final class MaintenanceKeys {
           ORPHAN_FILES_DRY_RUN,
           DANGLING_DELETES_ENABLED,
           DANGLING_DELETES_INTERVAL,
-          DANGLING_DELETES_DRY_RUN);
+          DANGLING_DELETES_DRY_RUN,
+          REWRITE_MANIFESTS_ENABLED,
+          REWRITE_MANIFESTS_INTERVAL,
+          REWRITE_MANIFESTS_MIN_COUNT);
 }

@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Every maintenance setting of one table: per operation, whether and how often the server runs it
  * ({@link Schedule}), and the operation's own settings. Keys follow policy files ({@code
- * expire-snapshots}, {@code orphan-files}) plus {@code dangling-deletes}; see {@link #KEYS}.
- * Immutable and thread-safe.
+ * expire-snapshots}, {@code orphan-files}) plus {@code dangling-deletes} and {@code
+ * rewrite-manifests}; see {@link #KEYS}. Immutable and thread-safe.
  *
  * @param expireSnapshots when {@link SnapshotExpiry} runs
  * @param expiry how it runs
@@ -22,6 +22,8 @@ import org.jspecify.annotations.Nullable;
  * @param orphans how it runs
  * @param danglingDeletes when {@link DanglingDeleteRemoval} runs
  * @param dangling how it runs
+ * @param rewriteManifests when {@link ManifestRewrite} runs
+ * @param manifests how it runs
  */
 public record MaintenanceSettings(
     Schedule expireSnapshots,
@@ -29,7 +31,9 @@ public record MaintenanceSettings(
     Schedule orphanFiles,
     OrphanCleanupSettings orphans,
     Schedule danglingDeletes,
-    DanglingDeleteSettings dangling) {
+    DanglingDeleteSettings dangling,
+    Schedule rewriteManifests,
+    ManifestRewriteSettings manifests) {
 
   /**
    * Whether and how often the server runs one operation on a table.
@@ -51,7 +55,8 @@ public record MaintenanceSettings(
 
   /**
    * Expiry and orphan cleanup off (as in policy files: they delete), hourly and daily when enabled;
-   * dangling delete removal on, hourly ({@link MaintenanceKeys}' {@code *_DEFAULT}).
+   * dangling delete removal and manifest rewriting on, hourly ({@link MaintenanceKeys}' {@code
+   * *_DEFAULT}).
    */
   public static final MaintenanceSettings DEFAULTS =
       new MaintenanceSettings(
@@ -66,7 +71,11 @@ public record MaintenanceSettings(
           new Schedule(
               MaintenanceKeys.DANGLING_DELETES_ENABLED_DEFAULT,
               MaintenanceKeys.DANGLING_DELETES_INTERVAL_DEFAULT),
-          DanglingDeleteSettings.DEFAULTS);
+          DanglingDeleteSettings.DEFAULTS,
+          new Schedule(
+              MaintenanceKeys.REWRITE_MANIFESTS_ENABLED_DEFAULT,
+              MaintenanceKeys.REWRITE_MANIFESTS_INTERVAL_DEFAULT),
+          ManifestRewriteSettings.DEFAULTS);
 
   public MaintenanceSettings {
     require(expireSnapshots != null, "expire-snapshots", null, "must be set");
@@ -75,6 +84,8 @@ public record MaintenanceSettings(
     require(orphans != null, "orphan-files", null, "must be set");
     require(danglingDeletes != null, "dangling-deletes", null, "must be set");
     require(dangling != null, "dangling-deletes", null, "must be set");
+    require(rewriteManifests != null, "rewrite-manifests", null, "must be set");
+    require(manifests != null, "rewrite-manifests", null, "must be set");
   }
 
   /**
@@ -120,7 +131,14 @@ public record MaintenanceSettings(
             MaintenanceKeys.DANGLING_DELETES_INTERVAL,
             danglingDeletes),
         new DanglingDeleteSettings(
-            values.bool(MaintenanceKeys.DANGLING_DELETES_DRY_RUN, dangling.dryRun())));
+            values.bool(MaintenanceKeys.DANGLING_DELETES_DRY_RUN, dangling.dryRun())),
+        schedule(
+            values,
+            MaintenanceKeys.REWRITE_MANIFESTS_ENABLED,
+            MaintenanceKeys.REWRITE_MANIFESTS_INTERVAL,
+            rewriteManifests),
+        new ManifestRewriteSettings(
+            values.integer(MaintenanceKeys.REWRITE_MANIFESTS_MIN_COUNT, manifests.minCount())));
   }
 
   private static void require(boolean ok, String key, @Nullable Object value, String rule) {

@@ -18,6 +18,9 @@ class MaintenanceSettingsTest {
     assertThat(defaults.expireSnapshots().enabled()).isFalse();
     assertThat(defaults.orphanFiles().enabled()).isFalse();
     assertThat(defaults.danglingDeletes().enabled()).isTrue();
+    assertThat(defaults.rewriteManifests())
+        .isEqualTo(new MaintenanceSettings.Schedule(true, Duration.ofHours(1)));
+    assertThat(defaults.manifests().minCount()).isEqualTo(10);
     assertThat(defaults.orphans().minAge()).isEqualTo(Duration.ofDays(3));
     assertThat(defaults.expiry().maxAge()).isEqualTo(Duration.ofHours(12));
     assertThat(defaults.expiry().retainLast()).isEqualTo(1);
@@ -41,7 +44,10 @@ class MaintenanceSettingsTest {
                 Map.entry("orphan-files.dry-run", "true"),
                 Map.entry("dangling-deletes.enabled", "false"),
                 Map.entry("dangling-deletes.interval", "2h"),
-                Map.entry("dangling-deletes.dry-run", "true")));
+                Map.entry("dangling-deletes.dry-run", "true"),
+                Map.entry("rewrite-manifests.enabled", "false"),
+                Map.entry("rewrite-manifests.interval", "5m"),
+                Map.entry("rewrite-manifests.min-count", "2")));
     assertThat(settings)
         .isEqualTo(
             new MaintenanceSettings(
@@ -50,7 +56,9 @@ class MaintenanceSettingsTest {
                 new MaintenanceSettings.Schedule(true, Duration.ofHours(12)),
                 new OrphanCleanupSettings(Duration.ofDays(3), true),
                 new MaintenanceSettings.Schedule(false, Duration.ofHours(2)),
-                new DanglingDeleteSettings(true)));
+                new DanglingDeleteSettings(true),
+                new MaintenanceSettings.Schedule(false, Duration.ofMinutes(5)),
+                new ManifestRewriteSettings(2)));
   }
 
   @Test
@@ -70,6 +78,9 @@ class MaintenanceSettingsTest {
         .hasMessage("maintenance key 'expire-snapshots.retain-last' = 0: must be >= 1");
     assertThatThrownBy(() -> defaults.withOverrides(Map.of("expire-snapshots.max-age", "off")))
         .hasMessage("maintenance key 'expire-snapshots.max-age' = PT-0.001S: must be > 0");
+    assertThatThrownBy(() -> defaults.withOverrides(Map.of("rewrite-manifests.min-count", "1")))
+        .isInstanceOf(InvalidMaintenanceSettingsException.class)
+        .hasMessage("maintenance key 'rewrite-manifests.min-count' = 1: must be >= 2");
     assertThatThrownBy(() -> defaults.withOverrides(Map.of("orphan-files.interval", "0s")))
         .hasMessage("maintenance key 'orphan-files.interval' = PT0S: must be > 0");
     assertThatThrownBy(() -> defaults.withOverrides(Map.of("orphan-files.dry-run", "yes")))

@@ -5,6 +5,7 @@
 package io.firn.server.optimizing;
 
 import io.firn.core.maintenance.DanglingDeleteReport;
+import io.firn.core.maintenance.ManifestRewriteReport;
 import io.firn.core.maintenance.OrphanCleanupReport;
 import io.firn.core.maintenance.SnapshotExpiryReport;
 import io.firn.server.ServerCatalogs;
@@ -147,6 +148,9 @@ final class MaintenanceDispatcher {
     if (report instanceof DanglingDeleteReport dangling) {
       return dangling.removedCount() > 0
           || dangling.result() == DanglingDeleteReport.Result.CONFLICT;
+    }
+    if (report instanceof ManifestRewriteReport manifests) {
+      return manifests.result() != ManifestRewriteReport.Result.NOTHING_TO_DO;
     }
     return false;
   }

@@ -7,6 +7,8 @@ package io.firn.server.optimizing;
 import io.firn.core.maintenance.DanglingDeleteRemoval;
 import io.firn.core.maintenance.DanglingDeleteReport;
 import io.firn.core.maintenance.MaintenanceSettings;
+import io.firn.core.maintenance.ManifestRewrite;
+import io.firn.core.maintenance.ManifestRewriteReport;
 import io.firn.core.maintenance.OrphanCleanupReport;
 import io.firn.core.maintenance.OrphanFileCleanup;
 import io.firn.core.maintenance.SharedTableLocationException;
@@ -35,9 +37,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Table maintenance as the server runs it (ADR 0010): snapshot expiry and orphan-file cleanup,
  * enabled, timed and windowed per table by the policy's {@code expire-snapshots} and {@code
- * orphan-files} kinds (interval falls back to the {@code maintenance:} settings), and dangling
- * delete removal by the settings alone. One operation per table at a time, never next to a process
- * of the same table (the caller guarantees it). Stateless apart from its meters.
+ * orphan-files} kinds (interval falls back to the {@code maintenance:} settings), dangling delete
+ * removal and manifest rewriting by the settings alone. One operation per table at a time, never
+ * next to a process of the same table (the caller guarantees it). Stateless apart from its meters.
  */
 final class MaintenanceRunner {
   private static final Logger LOG = LoggerFactory.getLogger(MaintenanceRunner.class);
@@ -46,7 +48,8 @@ final class MaintenanceRunner {
   enum Operation {
     EXPIRE_SNAPSHOTS("expire-snapshots"),
     ORPHAN_FILES("orphan-files"),
-    DANGLING_DELETES("dangling-deletes");
+    DANGLING_DELETES("dangling-deletes"),
+    REWRITE_MANIFESTS("rewrite-manifests");
 
     final String label;
 
@@ -76,7 +79,11 @@ final class MaintenanceRunner {
       for (ProcessStatus result : List.of(ProcessStatus.SUCCEEDED, ProcessStatus.FAILED)) {
         runs(operation, result);
       }
-      filesDeleted(operation);
+      if (operation != Operation.REWRITE_MANIFESTS) {
+        // A manifest rewrite removes no file from the table (the replaced manifests go with
+        // snapshot expiry): no series that would stay 0.
+        filesDeleted(operation);
+      }
       duration(operation);
     }
     expired();
@@ -127,9 +134,13 @@ final class MaintenanceRunner {
                       policy, kind, calendar, now, PolicyDecisions.TableState.HEALTHY)
                   .mayStart();
         }
-        default -> {
+        case DANGLING_DELETES -> {
           enabled = settings.danglingDeletes().enabled();
           interval = settings.danglingDeletes().interval();
+        }
+        default -> {
+          enabled = settings.rewriteManifests().enabled();
+          interval = settings.rewriteManifests().interval();
         }
       }
       Instant last = lastRuns.get(operation);
@@ -162,6 +173,7 @@ final class MaintenanceRunner {
             case EXPIRE_SNAPSHOTS -> expire(table, now);
             case ORPHAN_FILES -> orphans(table, otherTables, now);
             case DANGLING_DELETES -> dangling(table);
+            case REWRITE_MANIFESTS -> manifests(table);
           };
     } catch (SharedTableLocationException e) {
       // Its message says which tables share the location.
@@ -232,6 +244,17 @@ final class MaintenanceRunner {
             + report.positionDeletesRemoved()
             + " position delete file(s) removed; "
             + report.message(),
+        report);
+  }
+
+  private Outcome manifests(Table table) {
+    ManifestRewriteReport report =
+        new ManifestRewrite(line -> LOG.debug("{}", line))
+            .rewrite(table, settings.manifests(), RewriteExecutor.newOperationId());
+    boolean ok = report.result() != ManifestRewriteReport.Result.UNKNOWN;
+    return new Outcome(
+        ok ? ProcessStatus.SUCCEEDED : ProcessStatus.FAILED,
+        report.result().name().toLowerCase(Locale.ROOT) + ": " + report.message(),
         report);
   }
 

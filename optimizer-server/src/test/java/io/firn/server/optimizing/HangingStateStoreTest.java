@@ -49,7 +49,7 @@ class HangingStateStoreTest {
               "version: 1\n",
               T0,
               c -> {},
-              Map.of("dangling-deletes.enabled", "false"),
+              Map.of("dangling-deletes.enabled", "false", "rewrite-manifests.enabled", "false"),
               null,
               Map.of(),
               true,

@@ -37,7 +37,7 @@ class IntegrityAlarmTest {
             "version: 1\n",
             T0,
             config -> {},
-            Map.of("dangling-deletes.enabled", "false"),
+            Map.of("dangling-deletes.enabled", "false", "rewrite-manifests.enabled", "false"),
             HistoryRewritingCatalog.class.getName())) {
       harness.generate("orders", CdcTableSpec.small(2));
       harness.startWorker(2);

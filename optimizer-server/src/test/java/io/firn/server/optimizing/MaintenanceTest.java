@@ -96,6 +96,70 @@ class MaintenanceTest {
     }
   }
 
+  @Test
+  void manifestRewriteMergesSmallDataManifestsAndKeepsRows() throws Exception {
+    String policy =
+        """
+        version: 1
+        defaults:
+          minor: {enabled: false}
+          major: {enabled: false}
+          full: {enabled: false}
+        """;
+    try (ServiceHarness harness =
+        new ServiceHarness(
+            dir,
+            policy,
+            Instant.now(),
+            config -> {},
+            Map.of(
+                "dangling-deletes.enabled", "false",
+                "rewrite-manifests.interval", "1h",
+                "rewrite-manifests.min-count", "3"))) {
+      GeneratedTable generated =
+          harness.generate(
+              "stream", new CdcTableSpec(1_000, 8, 0.1, 0.0, 0.0, 2, 7L, false, false));
+      Table table = generated.table();
+      Map<String, Long> before = RowSets.read(table);
+      int manifestsBefore = table.currentSnapshot().dataManifests(table.io()).size();
+      assertThat(manifestsBefore).isGreaterThanOrEqualTo(3);
+
+      harness.evaluate("stream");
+      await()
+          .atMost(60, TimeUnit.SECONDS)
+          .untilAsserted(
+              () ->
+                  assertThat(harness.processes("stream"))
+                      .extracting(ProcessRecord::type, ProcessRecord::status)
+                      .contains(
+                          org.assertj.core.groups.Tuple.tuple(
+                              "rewrite-manifests", ProcessStatus.SUCCEEDED)));
+      ProcessRecord run =
+          harness.processes("stream").stream()
+              .filter(p -> p.type().equals("rewrite-manifests"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(run.message())
+          .isEqualTo(
+              "committed: rewrote "
+                  + manifestsBefore
+                  + " of "
+                  + manifestsBefore
+                  + " data manifest(s) into 1");
+      table.refresh();
+      assertThat(table.currentSnapshot().dataManifests(table.io())).hasSize(1);
+      assertThat(table.currentSnapshot().summary())
+          .containsEntry("firn.optimizing-type", "rewrite-manifests");
+      assertThat(RowSets.read(table)).isEqualTo(before);
+
+      // Not due again within the interval, and nothing left to merge anyway: no new history rows.
+      int recorded = harness.processes("stream").size();
+      harness.service.tick();
+      harness.service.tick();
+      assertThat(harness.processes("stream")).hasSize(recorded);
+    }
+  }
+
   private static <T> List<T> toList(Iterable<T> iterable) {
     List<T> list = new java.util.ArrayList<>();
     iterable.forEach(list::add);

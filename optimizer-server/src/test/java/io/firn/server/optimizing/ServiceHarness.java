@@ -59,7 +59,12 @@ final class ServiceHarness implements AutoCloseable {
       Instant start,
       java.util.function.Consumer<OptimizingConfiguration> configure) {
     // Dangling delete removal (on by default in servers) is off unless a test asks for it.
-    this(dir, policyYaml, start, configure, Map.of("dangling-deletes.enabled", "false"));
+    this(
+        dir,
+        policyYaml,
+        start,
+        configure,
+        Map.of("dangling-deletes.enabled", "false", "rewrite-manifests.enabled", "false"));
   }
 
   ServiceHarness(

@@ -43,7 +43,7 @@ class WithheldCredentialsTest {
             "version: 1\n",
             T0,
             c -> c.setMaxAttempts(10),
-            Map.of("dangling-deletes.enabled", "false"),
+            Map.of("dangling-deletes.enabled", "false", "rewrite-manifests.enabled", "false"),
             SecretCheckingCatalog.class.getName(),
             Map.of(SecretCheckingCatalog.KEY, SecretCheckingCatalog.SECRET),
             false,

@@ -49,7 +49,9 @@ class MigrationsTest {
                 2, "optimizing state, processes, tasks and workers"),
             org.assertj.core.groups.Tuple.tuple(3, "table health and file counts"),
             org.assertj.core.groups.Tuple.tuple(4, "leader lease of several replicas"),
-            org.assertj.core.groups.Tuple.tuple(5, "table size, records, snapshots and manifests"));
+            org.assertj.core.groups.Tuple.tuple(5, "table size, records, snapshots and manifests"),
+            org.assertj.core.groups.Tuple.tuple(
+                6, "process types of up to 32 characters (rewrite-manifests)"));
     assertThat(Migrations.all().get(1).statements())
         .hasSize(12)
         .first()

@@ -12,6 +12,9 @@ import io.firn.core.commit.TaskResult;
 import io.firn.core.maintenance.DanglingDeleteRemoval;
 import io.firn.core.maintenance.DanglingDeleteReport;
 import io.firn.core.maintenance.DanglingDeleteSettings;
+import io.firn.core.maintenance.ManifestRewrite;
+import io.firn.core.maintenance.ManifestRewriteReport;
+import io.firn.core.maintenance.ManifestRewriteSettings;
 import io.firn.core.maintenance.OrphanCleanupReport;
 import io.firn.core.maintenance.OrphanCleanupSettings;
 import io.firn.core.maintenance.OrphanFileCleanup;
@@ -65,8 +68,8 @@ import org.apache.iceberg.hadoop.HadoopCatalog;
  * decode, a freshly loaded table and {@link RewriteExecutor}, then {@link ResultCodec} and JSON
  * back, as a remote worker and the server do), committed partition by partition with {@link
  * Committer#commitPartitions} and finished with {@link Committer#commitShared}; the one-shot {@link
- * LocalOptimizer#optimize}; and maintenance (dangling deletes, snapshot expiry, orphan files).
- * Conflicts and refused commits are fine outcomes; changed rows are not.
+ * LocalOptimizer#optimize}; and maintenance (dangling deletes, snapshot expiry, orphan files,
+ * manifest rewrites). Conflicts and refused commits are fine outcomes; changed rows are not.
  */
 final class History implements AutoCloseable {
   static final long ALL = -1;
@@ -433,6 +436,22 @@ final class History implements AutoCloseable {
                   .remove(table, DanglingDeleteSettings.DEFAULTS, RewriteExecutor.newOperationId());
           if (report.result() == DanglingDeleteReport.Result.UNKNOWN) {
             alarms.add("dangling-delete removal: " + report.message());
+          }
+          note("%s: %s", report.result(), report.message());
+        });
+  }
+
+  /** Merges the small data manifests (from two on), possibly between a plan and its commit. */
+  void manifests() {
+    step(
+        new Op.Manifests(),
+        StepKind.MAINTENANCE,
+        () -> {
+          ManifestRewriteReport report =
+              new ManifestRewrite(line -> {})
+                  .rewrite(table, new ManifestRewriteSettings(2), RewriteExecutor.newOperationId());
+          if (report.result() == ManifestRewriteReport.Result.UNKNOWN) {
+            alarms.add("manifest rewrite: " + report.message());
           }
           note("%s: %s", report.result(), report.message());
         });

@@ -180,4 +180,16 @@ sealed interface Op {
       return "h.dangling();";
     }
   }
+
+  record Manifests() implements Op {
+    @Override
+    public void apply(History h) {
+      h.manifests();
+    }
+
+    @Override
+    public String java() {
+      return "h.manifests();";
+    }
+  }
 }

@@ -233,8 +233,10 @@ final class ScheduleGenerator {
       return new Op.Expire(1 + random.nextInt(5));
     } else if (r < 94) {
       return new Op.Orphans();
-    } else if (r < 97) {
+    } else if (r < 96) {
       return new Op.Dangling();
+    } else if (r < 98) {
+      return new Op.Manifests();
     }
     return write(1 + random.nextInt(5), 0.5, h);
   }
