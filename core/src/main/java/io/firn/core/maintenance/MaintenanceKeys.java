@@ -57,8 +57,7 @@ public final class MaintenanceKeys {
   public static final String DANGLING_DELETES_DRY_RUN = "dangling-deletes.dry-run";
   public static final boolean DANGLING_DELETES_DRY_RUN_DEFAULT = false;
 
-  // ---- manifest rewrite: on, hourly, from 10 small data manifests (changes no row, deletes none)
-  // ----
+  // ---- manifest rewrite: on (it changes no row), hourly, from 10 small data manifests ----
 
   public static final String REWRITE_MANIFESTS_ENABLED = "rewrite-manifests.enabled";
   public static final boolean REWRITE_MANIFESTS_ENABLED_DEFAULT = true;
