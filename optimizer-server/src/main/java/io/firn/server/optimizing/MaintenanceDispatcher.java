@@ -92,6 +92,8 @@ final class MaintenanceDispatcher {
       state.lock.unlock();
     }
     Instant started = state.clock.instant();
+    // One id for the history row and the snapshot summary of a commit the run makes.
+    String processId = "m-" + UUID.randomUUID();
     Map<String, String> others = new HashMap<>();
     if (operation == MaintenanceRunner.Operation.ORPHAN_FILES) {
       for (TableState other : sameCatalog) {
@@ -103,7 +105,8 @@ final class MaintenanceDispatcher {
     }
     MaintenanceRunner.Outcome outcome =
         state.mayCommit.getAsBoolean()
-            ? runner.run(operation, table.catalog, table.namespace, table.table, others, started)
+            ? runner.run(
+                operation, table.catalog, table.namespace, table.table, others, started, processId)
             : new MaintenanceRunner.Outcome(ProcessStatus.FAILED, OptimizingState.NOT_LEADER, null);
     state.lock.lock();
     try {
@@ -113,7 +116,7 @@ final class MaintenanceDispatcher {
       if (outcome.status() == ProcessStatus.FAILED || changedSomething(outcome.report())) {
         state.store.saveProcess(
             new ProcessRecord(
-                "m-" + UUID.randomUUID(),
+                processId,
                 table.catalog,
                 table.namespace,
                 table.table,

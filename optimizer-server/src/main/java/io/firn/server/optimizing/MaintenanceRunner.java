@@ -20,7 +20,6 @@ import io.firn.core.policy.PolicyFile.WorkKind;
 import io.firn.server.ServerCatalogs;
 import io.firn.server.policy.PolicyDecisions;
 import io.firn.server.policy.WindowCalendar;
-import io.firn.worker.executor.RewriteExecutor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -155,6 +154,8 @@ final class MaintenanceRunner {
    * Runs an operation on a table. Never throws: failures are the outcome.
    *
    * @param otherTables name → location of the other tables of the same catalog (orphan cleanup)
+   * @param processId the run's id in the process history, recorded in the snapshot summary of a
+   *     commit it makes ({@code firn.process-id}), so a snapshot leads to its run
    */
   Outcome run(
       Operation operation,
@@ -162,7 +163,8 @@ final class MaintenanceRunner {
       String namespace,
       String name,
       Map<String, String> otherTables,
-      Instant now) {
+      Instant now,
+      String processId) {
     long started = System.nanoTime();
     String qualified = catalog + "." + namespace + "." + name;
     Outcome outcome;
@@ -172,8 +174,8 @@ final class MaintenanceRunner {
           switch (operation) {
             case EXPIRE_SNAPSHOTS -> expire(table, now);
             case ORPHAN_FILES -> orphans(table, otherTables, now);
-            case DANGLING_DELETES -> dangling(table);
-            case REWRITE_MANIFESTS -> manifests(table);
+            case DANGLING_DELETES -> dangling(table, processId);
+            case REWRITE_MANIFESTS -> manifests(table, processId);
           };
     } catch (SharedTableLocationException e) {
       // Its message says which tables share the location.
@@ -229,10 +231,10 @@ final class MaintenanceRunner {
         report);
   }
 
-  private Outcome dangling(Table table) {
+  private Outcome dangling(Table table, String processId) {
     DanglingDeleteReport report =
         new DanglingDeleteRemoval(line -> LOG.debug("{}", line))
-            .remove(table, settings.dangling(), RewriteExecutor.newOperationId());
+            .remove(table, settings.dangling(), processId);
     filesDeleted(Operation.DANGLING_DELETES).increment(report.removedCount());
     boolean ok = report.result() != DanglingDeleteReport.Result.UNKNOWN;
     return new Outcome(
@@ -247,10 +249,10 @@ final class MaintenanceRunner {
         report);
   }
 
-  private Outcome manifests(Table table) {
+  private Outcome manifests(Table table, String processId) {
     ManifestRewriteReport report =
         new ManifestRewrite(line -> LOG.debug("{}", line))
-            .rewrite(table, settings.manifests(), RewriteExecutor.newOperationId());
+            .rewrite(table, settings.manifests(), processId);
     boolean ok = report.result() != ManifestRewriteReport.Result.UNKNOWN;
     return new Outcome(
         ok ? ProcessStatus.SUCCEEDED : ProcessStatus.FAILED,

@@ -48,9 +48,15 @@ final class ServerFixture implements AutoCloseable {
    * @param optimizing the body of the {@code optimizing:} section, indented by four spaces
    */
   Path config(String stateStoreUrl, String stateStoreUser, String optimizing) {
+    return config(stateStoreUrl, stateStoreUser, optimizing, "");
+  }
+
+  /** The same with further top-level sections, each line ending with a newline. */
+  Path config(String stateStoreUrl, String stateStoreUser, String optimizing, String sections) {
     return new ServerConfig(ServerConfig.sqliteCatalog(dir), stateStoreUrl)
         .stateStoreUser(stateStoreUser)
         .optimizing(optimizing)
+        .sections(sections)
         .write(dir.resolve("firn-server-" + System.nanoTime() + ".yaml"));
   }
 

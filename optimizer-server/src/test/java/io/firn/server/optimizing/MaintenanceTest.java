@@ -148,8 +148,10 @@ class MaintenanceTest {
                   + " data manifest(s) into 1");
       table.refresh();
       assertThat(table.currentSnapshot().dataManifests(table.io())).hasSize(1);
+      // The snapshot leads to its run in the process history.
       assertThat(table.currentSnapshot().summary())
-          .containsEntry("firn.optimizing-type", "rewrite-manifests");
+          .containsEntry("firn.optimizing-type", "rewrite-manifests")
+          .containsEntry("firn.process-id", run.processId());
       assertThat(RowSets.read(table)).isEqualTo(before);
 
       // Not due again within the interval, and nothing left to merge anyway: no new history rows.
