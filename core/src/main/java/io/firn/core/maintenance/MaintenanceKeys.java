@@ -57,12 +57,12 @@ public final class MaintenanceKeys {
   public static final String DANGLING_DELETES_DRY_RUN = "dangling-deletes.dry-run";
   public static final boolean DANGLING_DELETES_DRY_RUN_DEFAULT = false;
 
-  // ---- manifest rewrite: on (it changes no row), hourly, from 10 small data manifests ----
+  // ---- manifest rewrite: on (it changes no row), every 10 minutes, from 10 small data manifests
 
   public static final String REWRITE_MANIFESTS_ENABLED = "rewrite-manifests.enabled";
   public static final boolean REWRITE_MANIFESTS_ENABLED_DEFAULT = true;
   public static final String REWRITE_MANIFESTS_INTERVAL = "rewrite-manifests.interval";
-  public static final Duration REWRITE_MANIFESTS_INTERVAL_DEFAULT = Duration.ofHours(1);
+  public static final Duration REWRITE_MANIFESTS_INTERVAL_DEFAULT = Duration.ofMinutes(10);
 
   /**
    * Data manifests below the table's {@code commit.manifest.target-size-bytes} it takes to rewrite

@@ -55,8 +55,8 @@ public record MaintenanceSettings(
 
   /**
    * Expiry and orphan cleanup off (as in policy files: they delete), hourly and daily when enabled;
-   * dangling delete removal and manifest rewriting on, hourly ({@link MaintenanceKeys}' {@code
-   * *_DEFAULT}).
+   * dangling delete removal on, hourly; manifest rewriting on, every 10 minutes ({@link
+   * MaintenanceKeys}' {@code *_DEFAULT}).
    */
   public static final MaintenanceSettings DEFAULTS =
       new MaintenanceSettings(

@@ -19,7 +19,7 @@ class MaintenanceSettingsTest {
     assertThat(defaults.orphanFiles().enabled()).isFalse();
     assertThat(defaults.danglingDeletes().enabled()).isTrue();
     assertThat(defaults.rewriteManifests())
-        .isEqualTo(new MaintenanceSettings.Schedule(true, Duration.ofHours(1)));
+        .isEqualTo(new MaintenanceSettings.Schedule(true, Duration.ofMinutes(10)));
     assertThat(defaults.manifests().minCount()).isEqualTo(10);
     assertThat(defaults.orphans().minAge()).isEqualTo(Duration.ofDays(3));
     assertThat(defaults.expiry().maxAge()).isEqualTo(Duration.ofHours(12));
