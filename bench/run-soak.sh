@@ -8,7 +8,7 @@
 #
 #   bench/run-soak.sh [--minutes 30] [--interval 60] [--rate 2000] [--checkpoint 10s] [--seed 1]
 #                     [--drain-minutes 2] [--table order_events] [--dir DIR] [--charts docs/bench]
-#                     [--prefix soak] [--port 18580] [--no-build]
+#                     [--prefix soak] [--port 18580] [--policy bench/soak/policy.yaml] [--no-build]
 #
 # Only the Maven build holds /tmp/firn-mvn.lock; the soak's JVMs run under `nice` without it, so
 # builds of others go on (and the soak sees their noise; both variants see the same noise).
@@ -28,6 +28,7 @@ DIR="bench/target/soak-$(date -u +%Y%m%dT%H%M%SZ)"
 CHARTS=docs/bench
 PREFIX=soak
 PORT=18580
+POLICY=bench/soak/policy.yaml
 BUILD=true
 while (($#)); do
   case $1 in
@@ -42,6 +43,7 @@ while (($#)); do
     --charts) CHARTS=$2; shift 2 ;;
     --prefix) PREFIX=$2; shift 2 ;;
     --port) PORT=$2; shift 2 ;;
+    --policy) POLICY=$2; shift 2 ;;
     --no-build) BUILD=false; shift ;;
     *) echo "unknown option $1 (see the comment at the top of $0)" >&2; exit 1 ;;
   esac
@@ -59,6 +61,8 @@ for jar in ingest/target/firn-ingest-0.1.0-SNAPSHOT.jar \
   [[ -f "$jar" ]] || { echo "missing $jar: run without --no-build" >&2; exit 1; }
 done
 
+[[ -f "$POLICY" ]] || { echo "no policy file $POLICY" >&2; exit 1; }
+POLICY="$(cd "$(dirname "$POLICY")" && pwd)/$(basename "$POLICY")"
 rm -rf "$DIR"; mkdir -p "$DIR"; DIR="$(cd "$DIR" && pwd)"
 EVENTS=$(( RATE * MINUTES * 60 ))
 echo "== soak: $MINUTES min, $EVENTS events at $RATE/s per job, checkpoint $CHECKPOINT, seed $SEED," \
@@ -106,7 +110,7 @@ done
 (cd "$DIR/optimized" && \
   FIRN_CATALOG_NAME=firn FIRN_CATALOG_URI="jdbc:sqlite:$DIR/optimized/catalog.db?busy_timeout=30000" \
   FIRN_WAREHOUSE="$DIR/optimized/warehouse" FIRN_STATE_URL="jdbc:h2:file:$DIR/optimized/state/firn" \
-  FIRN_WATCH_INTERVAL=1s FIRN_POLICIES="$ROOT/bench/soak/policy.yaml" FIRN_EXPIRE_MAX_AGE=5m \
+  FIRN_WATCH_INTERVAL=1s FIRN_POLICIES="$POLICY" FIRN_EXPIRE_MAX_AGE=5m \
   FIRN_REWRITE_MANIFESTS_INTERVAL=30s FIRN_REWRITE_MANIFESTS_MIN_COUNT=2 \
   FIRN_LOCAL_WORKER_THREADS=1 FIRN_PORT="$PORT" FIRN_ADMIN_PORT=$(( PORT + 1 )) \
   FIRN_JAVA_OPTS="-Xmx1g" exec nice -n 10 "$ROOT/bin/firn" server) > "$DIR/server.log" 2>&1 &
