@@ -3,8 +3,11 @@
 # tables of several shapes, written by Iceberg's own Flink task writer (GenerateShapedTable).
 #
 #   bench/run-matrix.sh [--shapes "1 2 ..."] [--threads 2] [--work DIR] [--jfr] [--no-build]
-#                       [--table-properties k=v,k=v]
+#                       [--table-properties k=v,k=v] [--repeat N]
 #
+# --repeat N: the two plain copies and Firn's run, in that order, N times per shape, the table
+# rolled back to its generated snapshot between Firn's runs (the last run's result is what Spark
+# reads); the report takes the median of each figure (ADR 0039). Spark's actions run once.
 # --table-properties: write properties the generated tables get, on both sides (Firn's and
 # Spark's), as a table owner would set them; the report prints them under the table. Without it
 # the tables have Iceberg's defaults but format v2 and the shape's codec.
@@ -43,7 +46,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 LOCK=/tmp/firn-mvn.lock
 
-SHAPES="1 2 3 4 5 6 7 8" THREADS=$(nproc) WORK=/tmp/firn-matrix JFR=false BUILD=true PROPS=""
+SHAPES="1 2 3 4 5 6 7 8" THREADS=$(nproc) WORK=/tmp/firn-matrix JFR=false BUILD=true PROPS="" REPEAT=1
 while (($#)); do
   case "$1" in
     --shapes) SHAPES=$2; shift 2 ;;
@@ -52,6 +55,7 @@ while (($#)); do
     --jfr) JFR=true; shift ;;
     --no-build) BUILD=false; shift ;;
     --table-properties) PROPS=$2; shift 2 ;;
+    --repeat) REPEAT=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
 done
@@ -69,6 +73,8 @@ shape() {
     *) echo "unknown shape $1 (1..8)" >&2; exit 64 ;;
   esac
 }
+
+[[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || { echo "--repeat: '$REPEAT' is not a positive count" >&2; exit 64; }
 
 if $BUILD; then
   echo "== building bench and bench/spark-baseline" >&2
@@ -97,17 +103,21 @@ for s in $SHAPES; do
         --writer "$WRITER" --rows "$ROWS" --commits "$COMMITS" --table-properties "$PROPS" \
         > "$R/generate-$side.json"
     done
-    one_shot_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
-      $(catalog firn) --threads "$THREADS" --layout single --out "$R/plain.json"
-    one_shot_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
-      $(catalog firn) --threads "$THREADS" --layout partitions --out "$R/plain-partitions.json"
-    JFR_OPTS=()
-    if $JFR; then JFR_OPTS=(-XX:StartFlightRecording=filename=$R/firn.jfr,settings=profile); fi
-    t0=$(now)
-    one_shot_java firn-optimize "$FIRN_CP" -Xmx6g "${JFR_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
-      $(catalog firn) --type full --threads "$THREADS" --out "$R/firn.json"
-    t1=$(now)
-    echo "{\"processSeconds\": $(elapsed "$t0" "$t1")}" > "$R/firn-process.json"
+    for run in $(seq 1 "$REPEAT"); do
+      sfx=""; ((run == 1)) || sfx="-r$run"
+      restore=true; ((run < REPEAT)) || restore=false
+      one_shot_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
+        $(catalog firn) --threads "$THREADS" --layout single --out "$R/plain$sfx.json"
+      one_shot_java plain-parquet-copy "$FIRN_CP" -Xmx4g -cp "$FIRN_CP" io.firn.bench.PlainParquetCopy \
+        $(catalog firn) --threads "$THREADS" --layout partitions --out "$R/plain-partitions$sfx.json"
+      JFR_OPTS=()
+      if $JFR; then JFR_OPTS=(-XX:StartFlightRecording=filename=$R/firn$sfx.jfr,settings=profile); fi
+      t0=$(now)
+      one_shot_java firn-optimize "$FIRN_CP" -Xmx6g "${JFR_OPTS[@]}" -cp "$FIRN_CP" io.firn.bench.FirnOptimize \
+        $(catalog firn) --type full --threads "$THREADS" --restore "$restore" --out "$R/firn$sfx.json"
+      t1=$(now)
+      echo "{\"processSeconds\": $(elapsed "$t0" "$t1")}" > "$R/firn-process$sfx.json"
+    done
     java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkScan $(catalog firn) --threads "$THREADS" --out "$R/firn-after.json"
     t0=$(now)
     java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" io.firn.bench.spark.SparkBaseline $(catalog spark) --threads "$THREADS" --out "$R/spark.json"
