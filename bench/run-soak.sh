@@ -8,7 +8,12 @@
 #
 #   bench/run-soak.sh [--minutes 30] [--interval 60] [--rate 2000] [--checkpoint 10s] [--seed 1]
 #                     [--drain-minutes 2] [--table order_events] [--dir DIR] [--charts docs/bench]
-#                     [--prefix soak] [--port 18580] [--policy bench/soak/policy.yaml] [--no-build]
+#                     [--prefix soak] [--port 18580] [--policy bench/soak/policy.yaml]
+#                     [--cold-rows 0] [--no-build]
+#
+# --cold-rows N: once the jobs have created the table, the same N rows (keys no change of the stream
+# touches) are appended to it in both warehouses (SoakColdRows): a table with a body older than the
+# stream, as production CDC tables have, instead of only what the stream wrote so far.
 #
 # Only the Maven build holds /tmp/firn-mvn.lock; the soak's JVMs run under `nice` without it, so
 # builds of others go on (and the soak sees their noise; both variants see the same noise).
@@ -29,6 +34,7 @@ CHARTS=docs/bench
 PREFIX=soak
 PORT=18580
 POLICY=bench/soak/policy.yaml
+COLD_ROWS=0
 BUILD=true
 while (($#)); do
   case $1 in
@@ -44,6 +50,7 @@ while (($#)); do
     --prefix) PREFIX=$2; shift 2 ;;
     --port) PORT=$2; shift 2 ;;
     --policy) POLICY=$2; shift 2 ;;
+    --cold-rows) COLD_ROWS=$2; shift 2 ;;
     --no-build) BUILD=false; shift ;;
     *) echo "unknown option $1 (see the comment at the top of $0)" >&2; exit 1 ;;
   esac
@@ -62,6 +69,7 @@ for jar in ingest/target/firn-ingest-0.1.0-SNAPSHOT.jar \
 done
 
 [[ -f "$POLICY" ]] || { echo "no policy file $POLICY" >&2; exit 1; }
+[[ "$COLD_ROWS" =~ ^[0-9]+$ ]] || { echo "--cold-rows: '$COLD_ROWS' is not a row count" >&2; exit 1; }
 POLICY="$(cd "$(dirname "$POLICY")" && pwd)/$(basename "$POLICY")"
 rm -rf "$DIR"; mkdir -p "$DIR"; DIR="$(cd "$DIR" && pwd)"
 EVENTS=$(( RATE * MINUTES * 60 ))
@@ -102,6 +110,19 @@ for variant in optimized baseline; do
     || { echo "no catalog after 120 s: see $DIR/$variant/ingest.log" >&2; tail -20 "$DIR/$variant/ingest.log" >&2; exit 1; }
 done
 
+BENCH_CP="bench/target/firn-bench-0.1.0-SNAPSHOT.jar:bench/target/lib/*"
+SAMPLER_HEAP=1g
+if (( COLD_ROWS > 0 )); then
+  # The sampler keeps a copy of every live row for the compacted reference.
+  SAMPLER_HEAP=4g
+  echo "== appending $COLD_ROWS cold rows to events.$TABLE in both warehouses" >&2
+  nice -n 5 java -Xmx2g -cp "$BENCH_CP" io.firn.bench.SoakColdRows --rows "$COLD_ROWS" --seed "$SEED" \
+    --optimized-uri "jdbc:sqlite:$DIR/optimized/catalog.db?busy_timeout=30000" \
+    --optimized-warehouse "$DIR/optimized/warehouse" \
+    --baseline-uri "jdbc:sqlite:$DIR/baseline/catalog.db?busy_timeout=30000" \
+    --baseline-warehouse "$DIR/baseline/warehouse" --table "events.$TABLE" 2>&1 | tee "$DIR/cold-rows.log" >&2
+fi
+
 # The server on the optimized warehouse only; the baseline has no server at all. It looks for new
 # snapshots every second: the writer commits every checkpoint, and until the minor that follows the
 # table scans with that checkpoint's equality deletes (at a 5 s watch, minor committed 6.5 s after
@@ -117,8 +138,7 @@ done
 server_pid=$!; pids+=($server_pid)
 
 STOP="$DIR/stop"
-nice -n 5 java -Xmx1g -cp "bench/target/firn-bench-0.1.0-SNAPSHOT.jar:bench/target/lib/*" \
-  io.firn.bench.SoakSampler \
+nice -n 5 java -Xmx$SAMPLER_HEAP -cp "$BENCH_CP" io.firn.bench.SoakSampler \
   --optimized-uri "jdbc:sqlite:$DIR/optimized/catalog.db?busy_timeout=30000" \
   --optimized-warehouse "$DIR/optimized/warehouse" \
   --baseline-uri "jdbc:sqlite:$DIR/baseline/catalog.db?busy_timeout=30000" \

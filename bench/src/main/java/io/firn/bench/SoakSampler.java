@@ -164,7 +164,7 @@ public final class SoakSampler {
     }
   }
 
-  private static Catalog catalog(String uri, String warehouse) {
+  static Catalog catalog(String uri, String warehouse) {
     // The ingest job's catalog name: Iceberg's JDBC catalog keys its tables by it.
     return CatalogUtil.buildIcebergCatalog(
         "firn", Map.of("type", "jdbc", "uri", uri, "warehouse", warehouse), new Configuration());
