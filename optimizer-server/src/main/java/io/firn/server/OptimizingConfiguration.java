@@ -6,6 +6,7 @@ package io.firn.server;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.Duration;
+import io.dropwizard.validation.MaxDuration;
 import io.dropwizard.validation.MinDuration;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
  *   localWorkerThreads: 2         # in-process worker slots; 0 = remote workers only
  *   maxConcurrentProcesses: 8     # tables optimized at once
  *   planningThreads: 1
+ *   schedulingInterval: 500ms     # how often due tables are looked at; a new snapshot wakes it
  *   lease: 2m                     # a task's lease without heartbeat
  *   heartbeatInterval: 10s        # told to workers at registration
  *   maxAttempts: 3                # attempts per task before its group fails
@@ -42,6 +44,11 @@ public class OptimizingConfiguration {
   @Min(1)
   @Max(64)
   private int planningThreads = 1;
+
+  @NotNull
+  @MinDuration(value = 10, unit = TimeUnit.MILLISECONDS)
+  @MaxDuration(value = 1, unit = TimeUnit.HOURS)
+  private Duration schedulingInterval = Duration.milliseconds(500);
 
   @NotNull
   @MinDuration(value = 1, unit = TimeUnit.SECONDS)
@@ -99,6 +106,20 @@ public class OptimizingConfiguration {
   @JsonProperty
   public void setPlanningThreads(int planningThreads) {
     this.planningThreads = planningThreads;
+  }
+
+  /**
+   * How often the scheduling round runs when nothing wakes it; a table that becomes due (a new
+   * snapshot, an operator's trigger) wakes it at once (ADR 0044).
+   */
+  @JsonProperty
+  public Duration getSchedulingInterval() {
+    return schedulingInterval;
+  }
+
+  @JsonProperty
+  public void setSchedulingInterval(Duration schedulingInterval) {
+    this.schedulingInterval = schedulingInterval;
   }
 
   @JsonProperty

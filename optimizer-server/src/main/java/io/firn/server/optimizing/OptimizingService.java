@@ -41,8 +41,10 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.iceberg.Table;
 import org.jspecify.annotations.Nullable;
@@ -52,7 +54,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The optimizing side of the server, and the one place its parts meet (ARCHITECTURE.md, "The
  * optimizer server"): the watcher's events and the operator's actions come in here, and the
- * scheduling round ({@link #tick()}) runs here every half second.
+ * scheduling round ({@link #tick()}) runs here every half second ({@code schedulingInterval}), and
+ * at once when a table becomes due.
  *
  * <ul>
  *   <li>{@link OptimizingState}: the tables (state machine idle → pending → planning → optimizing →
@@ -93,8 +96,9 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
   private final MaintenanceDispatcher maintenance;
   private final TableHistory history;
   // Made by start(); null before.
-  private @Nullable SchedulingRound round;
-  private @Nullable ScheduledExecutorService ticker;
+  private volatile @Nullable SchedulingRound round;
+  private volatile @Nullable ScheduledExecutorService ticker;
+  private final AtomicBoolean wakeQueued = new AtomicBoolean();
   private @Nullable ExecutorService planners;
   private @Nullable ExecutorService committers;
   private @Nullable ExecutorService maintainers;
@@ -168,14 +172,41 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     SchedulingRound round =
         new SchedulingRound(state, meters, endpoint, planner, maintenance, planners, maintainers);
     endpoint.open(true);
-    ScheduledExecutorService ticker =
-        Executors.newSingleThreadScheduledExecutor(daemon("firn-optimizing-ticker"));
-    ticker.scheduleWithFixedDelay(round::runLogged, 200, 500, TimeUnit.MILLISECONDS);
+    ScheduledThreadPoolExecutor ticker =
+        new ScheduledThreadPoolExecutor(1, daemon("firn-optimizing-ticker"));
+    // A wake queued when the service stops is dropped, not run against stopped planners.
+    ticker.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    long interval = config.getSchedulingInterval().toMilliseconds();
+    ticker.scheduleWithFixedDelay(
+        round::runLogged, Math.min(200, interval), interval, TimeUnit.MILLISECONDS);
     this.planners = planners;
     this.committers = committers;
     this.maintainers = maintainers;
     this.round = round;
     this.ticker = ticker;
+  }
+
+  /**
+   * Runs a scheduling round now, on the ticker's thread, instead of at the next tick: a table just
+   * became due (ADR 0044). Wakes arriving while one is queued share it; the round reads the state
+   * when it runs, so it sees every table made due before it starts.
+   */
+  private void wake() {
+    ScheduledExecutorService started = ticker;
+    SchedulingRound scheduling = round;
+    if (started == null || scheduling == null || !wakeQueued.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      started.execute(
+          () -> {
+            wakeQueued.set(false);
+            scheduling.runLogged();
+          });
+    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+      // The service is stopping: no round runs any more.
+      wakeQueued.set(false);
+    }
   }
 
   @Override
@@ -210,6 +241,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
 
   @Override
   public void evaluated(TableRuntime runtime, boolean ownCommit) {
+    boolean due = false;
     state.lock.lock();
     try {
       TableState table = state.tables.get(runtime.qualifiedName());
@@ -234,6 +266,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
         if (table.needsPlan && table.status == TableStatus.IDLE && table.dueSince == null) {
           table.dueSince = state.clock.instant();
         }
+        due = table.needsPlan && table.status == TableStatus.IDLE;
         state.save(table);
       } else if (!ownCommit && runtime.needsPlan()) {
         // A writer committed while a process runs: plan again after it.
@@ -241,6 +274,9 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
       }
     } finally {
       state.lock.unlock();
+    }
+    if (due) {
+      wake();
     }
   }
 
@@ -427,6 +463,7 @@ public final class OptimizingService implements WorkerProtocol, TableListener, M
     } finally {
       state.lock.unlock();
     }
+    wake();
   }
 
   /**

@@ -15,9 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The scheduling round the service runs every half second: under the lock it takes the decisions
- * (which tables plan, which wait and why, which maintenance runs), then hands the work to the
- * planner and maintenance threads outside it.
+ * The scheduling round the service runs every {@code schedulingInterval} (500 ms) and when a table
+ * becomes due (ADR 0044): under the lock it takes the decisions (which tables plan, which wait and
+ * why, which maintenance runs), then hands the work to the planner and maintenance threads outside
+ * it.
  */
 final class SchedulingRound {
   private static final Logger LOG = LoggerFactory.getLogger(SchedulingRound.class);

@@ -76,6 +76,52 @@ class SchedulingTest {
     }
   }
 
+  /**
+   * A table made due by a new snapshot, or by an operator's trigger, plans at once, not at the next
+   * tick (ADR 0044): with the round's interval at an hour, only the wake can start either process.
+   */
+  @Test
+  void aTableThatBecomesDueWakesTheRoundInsteadOfWaitingForTheNextTick() throws Exception {
+    Instant start = Instant.parse("2026-06-01T00:00:00Z");
+    try (ServiceHarness harness =
+        new ServiceHarness(
+            dir,
+            "version: 1\n",
+            start,
+            config -> config.setSchedulingInterval(io.dropwizard.util.Duration.hours(1)))) {
+      harness.generate("orders", SMALL);
+      // The first round runs 200 ms after start; the next would be an hour later. Wait until the
+      // first has surely run, so that it cannot be what plans the table.
+      Thread.sleep(1_000);
+      harness.evaluate("orders");
+      await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> harness.state("orders").status() == TableStatus.OPTIMIZING);
+      String first = java.util.Objects.requireNonNull(harness.state("orders").lastProcessId());
+      harness.service.cancel("lake", "db", "orders");
+      await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> harness.state("orders").status() == TableStatus.IDLE);
+
+      harness.service.trigger("lake", "db", "orders", io.firn.core.plan.OptimizingType.FULL);
+      await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(
+              () ->
+                  harness.state("orders").status() == TableStatus.OPTIMIZING
+                      && !first.equals(harness.state("orders").lastProcessId()));
+      String second = java.util.Objects.requireNonNull(harness.state("orders").lastProcessId());
+      await()
+          .atMost(30, TimeUnit.SECONDS)
+          .untilAsserted(
+              () -> {
+                ProcessRecord process = harness.store.process(second);
+                assertThat(process).isNotNull();
+                assertThat(process.type()).isEqualTo("full");
+              });
+    }
+  }
+
   /** Europe/Berlin springs forward on 2026-03-29 (02:00 → 03:00) and falls back on 2026-10-25. */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"2026-03-29", "2026-10-25"})
