@@ -14,23 +14,18 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.apache.iceberg.AppendFiles;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.iceberg.io.DataWriteResult;
-import org.apache.iceberg.io.FanoutDataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -103,39 +98,44 @@ public final class SoakColdRows {
               + "; cold rows need exactly one");
     }
     int key = schema.identifierFieldIds().iterator().next();
-    GenericFileWriterFactory writers =
-        new GenericFileWriterFactory.Builder(table)
-            .dataFileFormat(FileFormat.PARQUET)
-            .dataSchema(schema)
-            .build();
-    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, seed).build();
-    FanoutDataWriter<Record> writer =
-        new FanoutDataWriter<>(writers, files, table.io(), TARGET_SIZE);
-    PartitionKey partition = new PartitionKey(table.spec(), schema);
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
     // The columns of the schema the job created the table with: both warehouses' tables have it,
     // whatever columns the stream added to either since.
     Schema first = table.schemas().get(firstSchemaId(table));
     SplittableRandom random = new SplittableRandom(seed);
-    try (writer) {
-      for (long i = 1; i <= rows; i++) {
-        GenericRecord row = GenericRecord.create(schema);
-        for (Types.NestedField field : first.columns()) {
-          row.setField(
-              field.name(),
-              field.fieldId() == key ? keyValue(field, -i) : value(field.type(), random, i));
-        }
-        partition.partition(wrapper.wrap(row));
-        writer.write(row, table.spec(), partition);
-      }
+    Iterator<Record> generated =
+        new Iterator<>() {
+          private long i = 0;
+
+          @Override
+          public boolean hasNext() {
+            return i < rows;
+          }
+
+          @Override
+          public Record next() {
+            if (!hasNext()) {
+              throw new java.util.NoSuchElementException();
+            }
+            i++;
+            GenericRecord row = GenericRecord.create(schema);
+            for (Types.NestedField field : first.columns()) {
+              row.setField(
+                  field.name(),
+                  field.fieldId() == key ? keyValue(field, -i) : value(field.type(), random, i));
+            }
+            return row;
+          }
+        };
+    List<DataFile> written;
+    try {
+      written = RowFiles.write(table, TARGET_SIZE, seed, generated);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write cold rows into " + table.name(), e);
     }
-    DataWriteResult result = writer.result();
     AppendFiles append = table.newAppend().set("firn-bench.cold-rows", Long.toString(rows));
-    result.dataFiles().forEach(append::appendFile);
+    written.forEach(append::appendFile);
     append.commit();
-    return result.dataFiles().size();
+    return written.size();
   }
 
   private static int firstSchemaId(Table table) {

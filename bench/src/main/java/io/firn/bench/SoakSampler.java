@@ -24,11 +24,9 @@ import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
@@ -36,15 +34,10 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.DataWriteResult;
-import org.apache.iceberg.io.FanoutDataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
 
 /**
  * The soak benchmark's sampler ({@code bench/run-soak.sh}, docs/adr/0036): every interval, for an
@@ -411,25 +404,8 @@ public final class SoakSampler {
                 source.sortOrder(),
                 properties,
                 root.resolve("s" + sample).toString());
-    GenericFileWriterFactory writers =
-        new GenericFileWriterFactory.Builder(scratch)
-            .dataFileFormat(FileFormat.PARQUET)
-            .dataSchema(schema)
-            .build();
-    OutputFileFactory files = OutputFileFactory.builderFor(scratch, 1, sample).build();
-    FanoutDataWriter<Record> writer =
-        new FanoutDataWriter<>(writers, files, scratch.io(), targetSize);
-    PartitionKey key = new PartitionKey(spec, schema);
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
-    try (writer) {
-      for (Record row : rows) {
-        key.partition(wrapper.wrap(row));
-        writer.write(row, spec, key);
-      }
-    }
-    DataWriteResult result = writer.result();
     AppendFiles append = scratch.newAppend();
-    result.dataFiles().forEach(append::appendFile);
+    RowFiles.write(scratch, targetSize, sample, rows.iterator()).forEach(append::appendFile);
     append.commit();
     scratch.refresh();
     return scratch;
