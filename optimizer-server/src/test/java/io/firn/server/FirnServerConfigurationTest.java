@@ -236,6 +236,26 @@ class FirnServerConfigurationTest {
   }
 
   @Test
+  void aSchedulingIntervalOutOfItsRangeOrNoDurationIsRefusedByName() throws Exception {
+    Path bad = dir.resolve("interval.yaml");
+    for (String value : new String[] {"0ms", "2h"}) {
+      Files.writeString(bad, "catalogs: []\noptimizing:\n  schedulingInterval: " + value + "\n");
+      assertThat(check(bad))
+          .as(value)
+          .get()
+          .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+          .hasMessageContaining("optimizing.schedulingInterval must be");
+    }
+    Files.writeString(bad, "catalogs: []\noptimizing:\n  schedulingInterval: soon\n");
+    assertThat(check(bad))
+        .get()
+        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+        .hasMessageContaining("schedulingInterval");
+    Files.writeString(bad, "catalogs: []\noptimizing:\n  schedulingInterval: 2s\n");
+    assertThat(check(bad)).isEmpty();
+  }
+
+  @Test
   void severalReplicasNeedAnAdvertisedUrlASharedStoreAndTwoRenewalsPerLease() throws Exception {
     Path bad = dir.resolve("ha.yaml");
     Files.writeString(
