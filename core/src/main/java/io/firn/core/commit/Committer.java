@@ -19,10 +19,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
@@ -91,6 +95,22 @@ public final class Committer {
       List<PartitionPlan> partitions,
       List<TaskResult> results,
       String processId) {
+    return commitPartitions(table, plan, partitions, results, processId, null);
+  }
+
+  /**
+   * As {@link #commitPartitions(Table, OptimizingPlan, List, List, String)}, first through {@code
+   * prepared} when it was begun for exactly these partitions and every one of them is ready; when
+   * it cannot be used or its commit conflicts, the commit goes on as without it. {@code prepared}
+   * is used at most once and discarded here when it was not used.
+   */
+  public List<CommitOutcome> commitPartitions(
+      Table table,
+      OptimizingPlan plan,
+      List<PartitionPlan> partitions,
+      List<TaskResult> results,
+      String processId,
+      @Nullable Prepared prepared) {
     Map<Integer, TaskResult> byTask = new LinkedHashMap<>();
     results.forEach(r -> byTask.put(r.taskId(), r));
     List<CommitOutcome> outcomes = new ArrayList<>();
@@ -133,6 +153,17 @@ public final class Committer {
         continue;
       }
       ready.add(group);
+    }
+    if (prepared != null) {
+      List<CommitOutcome> done =
+          prepared.usableFor(partitions, ready)
+              ? commitPrepared(table, plan, prepared, ready)
+              : null;
+      prepared.discard();
+      if (done != null) {
+        outcomes.addAll(done);
+        return outcomes;
+      }
     }
     if (ready.size() > 1) {
       try {
@@ -359,6 +390,12 @@ public final class Committer {
           snapshotId,
           groups.size() == 1 ? groups.get(0).partition().key() : null);
     }
+    return committed(groups, removedDeletes, transaction != null, snapshotId);
+  }
+
+  /** What each group's commit did, all of them in snapshot {@code snapshotId}. */
+  private static List<CommitOutcome> committed(
+      List<Group> groups, List<DeleteFile> removedDeletes, boolean madeSnapshot, long snapshotId) {
     Set<String> removedPaths = new HashSet<>();
     removedDeletes.forEach(d -> removedPaths.add(d.location()));
     List<CommitOutcome> outcomes = new ArrayList<>();
@@ -368,7 +405,7 @@ public final class Committer {
               .filter(d -> removedPaths.contains(d.location()))
               .count();
       String message =
-          transaction == null
+          !madeSnapshot
               ? group.partition().type().label()
                   + ": nothing to change (no data file rewritten, no position delete to add, no"
                   + " delete file left to remove); no snapshot made"
@@ -394,6 +431,214 @@ public final class Committer {
               group.addedDeletes().size()));
     }
     return outcomes;
+  }
+
+  /**
+   * Begins the combined commit of every due partition of {@code plan} (ADR 0045): a transaction
+   * with Iceberg's {@link RewriteFiles} of the files the plan replaces, applied at once on a thread
+   * of its own, so that Iceberg writes the table's manifests again with those files marked deleted
+   * while the tasks run instead of after them. Empty when the plan converts equality deletes (its
+   * commit needs a row delta) or replaces no data file. Commits nothing.
+   */
+  public Optional<Prepared> prepare(Table table, OptimizingPlan plan, String processId) {
+    List<DataFile> rewritten = new ArrayList<>();
+    List<DeleteFile> toRemove = new ArrayList<>();
+    Set<PartitionKey> keys = new HashSet<>();
+    OptimizingType type = OptimizingType.NONE;
+    for (PartitionPlan partition : plan.duePartitions()) {
+      for (RewriteTask task : partition.tasks()) {
+        if (!task.convert().isEmpty()) {
+          return Optional.empty();
+        }
+        task.rewrite().forEach(e -> rewritten.add(e.file()));
+      }
+      toRemove.addAll(partition.deletesToRemove());
+      keys.add(partition.key());
+      if (partition.type().compareTo(type) > 0) {
+        type = partition.type();
+      }
+    }
+    if (rewritten.isEmpty() || !(table instanceof HasTableOperations)) {
+      return Optional.empty();
+    }
+    Transaction transaction;
+    RewriteFiles rewrite;
+    try {
+      transaction = CommitGuard.transaction(table, rewritten, toRemove);
+      rewrite =
+          rewrite(transaction, plan, rewritten, toRemove, summary(plan, type.label(), processId));
+    } catch (RuntimeException e) {
+      // Only a head start: the commit is then made as without it.
+      LOG.warn("{}: cannot begin the commit while the tasks run: {}", table.name(), e.toString());
+      return Optional.empty();
+    }
+    FutureTask<Snapshot> applied = new FutureTask<>(rewrite::apply);
+    Thread thread = new Thread(applied, "firn-commit-prepare");
+    thread.setDaemon(true);
+    thread.start();
+    return Optional.of(new Prepared(table, keys, transaction, rewrite, toRemove, applied));
+  }
+
+  /**
+   * Commits the groups through {@code prepared}. Null when that did not commit (a conflict, a
+   * validation or an early apply that failed, a lost swap): the caller then commits the groups as
+   * if nothing had been prepared.
+   */
+  private @Nullable List<CommitOutcome> commitPrepared(
+      Table table, OptimizingPlan plan, Prepared prepared, List<Group> groups) {
+    List<DataFile> added = new ArrayList<>();
+    groups.forEach(g -> added.addAll(g.added()));
+    Snapshot before = refreshed(table);
+    long snapshotId;
+    try {
+      snapshotId = prepared.commit(added);
+    } catch (CommitStateUnknownException e) {
+      List<CommitOutcome> unknown = new ArrayList<>();
+      for (Group group : groups) {
+        unknown.add(unknown(table, group.partition().key(), e));
+      }
+      return unknown;
+    } catch (RuntimeException e) {
+      LOG.info(
+          "{}: the commit begun while the tasks ran did not go through ({}); committing without it",
+          table.name(),
+          e.getMessage());
+      return null;
+    }
+    try {
+      checkAncestry(
+          table,
+          plan.snapshotId(),
+          before,
+          snapshotId,
+          groups.size() == 1 ? groups.get(0).partition().key() : null);
+    } catch (IntegrityCheckFailedException e) {
+      LOG.error(e.getMessage());
+      List<CommitOutcome> failed = new ArrayList<>();
+      for (Group group : groups) {
+        failed.add(integrityFailed(group.partition().key(), e));
+      }
+      return failed;
+    }
+    return committed(groups, prepared.removedDeletes, true, snapshotId);
+  }
+
+  /**
+   * A combined commit begun by {@link #prepare} while the tasks run; used, or discarded, by {@link
+   * #commitPartitions(Table, OptimizingPlan, List, List, String, Prepared)}. Not thread-safe: one
+   * thread prepares and commits.
+   */
+  public static final class Prepared {
+    private final Table table;
+    private final Set<PartitionKey> partitions;
+    private final Transaction transaction;
+    private final RewriteFiles rewrite;
+    private final List<DeleteFile> removedDeletes;
+    private final FutureTask<Snapshot> applied;
+    private boolean committing;
+    private boolean discarded;
+    private @Nullable Long committedSnapshotId;
+
+    private Prepared(
+        Table table,
+        Set<PartitionKey> partitions,
+        Transaction transaction,
+        RewriteFiles rewrite,
+        List<DeleteFile> removedDeletes,
+        FutureTask<Snapshot> applied) {
+      this.table = table;
+      this.partitions = partitions;
+      this.transaction = transaction;
+      this.rewrite = rewrite;
+      this.removedDeletes = removedDeletes;
+      this.applied = applied;
+    }
+
+    /** Begun for exactly these partitions, each ready, none adding position deletes. */
+    private boolean usableFor(List<PartitionPlan> requested, List<Group> ready) {
+      if (committing || discarded || ready.size() != requested.size()) {
+        return false;
+      }
+      Set<PartitionKey> keys = new HashSet<>();
+      requested.forEach(p -> keys.add(p.key()));
+      return keys.equals(partitions)
+          && ready.stream().allMatch(g -> g.addedDeletes().isEmpty() && g.converted().isEmpty());
+    }
+
+    /**
+     * Adds the outputs and commits: Iceberg applies the rewrite again on the table as it is now,
+     * reusing the manifests the early apply wrote for every manifest still in the table.
+     *
+     * @return the committed snapshot's id
+     */
+    private long commit(List<DataFile> added) {
+      committing = true;
+      await();
+      added.forEach(rewrite::addFile);
+      rewrite.commit();
+      transaction.commitTransaction();
+      long id = transaction.table().currentSnapshot().snapshotId();
+      committedSnapshotId = id;
+      return id;
+    }
+
+    /** The snapshot committed through this preparation; empty when it was not used. */
+    public OptionalLong committedSnapshotId() {
+      Long id = committedSnapshotId;
+      return id == null ? OptionalLong.empty() : OptionalLong.of(id);
+    }
+
+    /** Waits for the early apply; rethrows its failure. */
+    private Snapshot await() {
+      try {
+        return applied.get();
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof RuntimeException runtime) {
+          throw runtime;
+        }
+        if (cause instanceof Error error) {
+          throw error;
+        }
+        throw new IllegalStateException("the early apply of the commit failed", cause);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for the early apply", e);
+      }
+    }
+
+    /**
+     * When no commit was attempted through it, waits for the early apply and deletes the manifests
+     * and the manifest list it wrote (nothing references them). Best effort: orphan cleanup catches
+     * what is left, as after any failed commit. Idempotent.
+     */
+    public void discard() {
+      if (discarded || committing) {
+        return;
+      }
+      discarded = true;
+      Snapshot early;
+      try {
+        early = await();
+      } catch (RuntimeException e) {
+        return;
+      }
+      try {
+        for (ManifestFile manifest : early.allManifests(table.io())) {
+          Long writer = manifest.snapshotId();
+          if (writer != null && writer == early.snapshotId()) {
+            table.io().deleteFile(manifest.path());
+          }
+        }
+        table.io().deleteFile(early.manifestListLocation());
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "{}: cannot delete the manifests of a commit begun and not used ({}); orphan cleanup"
+                + " will",
+            table.name(),
+            e.toString());
+      }
+    }
   }
 
   /**
@@ -495,16 +740,8 @@ public final class Committer {
     }
     Transaction transaction = CommitGuard.transaction(table, rewritten, removedDeletes);
     if (!rewritten.isEmpty()) {
-      RewriteFiles rewrite =
-          transaction
-              .newRewrite()
-              .validateFromSnapshot(plan.snapshotId())
-              .dataSequenceNumber(plan.sequenceNumber());
-      rewritten.forEach(rewrite::deleteFile);
+      RewriteFiles rewrite = rewrite(transaction, plan, rewritten, removedDeletes, summary);
       added.forEach(rewrite::addFile);
-      // Removed here, not in the row delta: this operation may drop them by sequence number.
-      removedDeletes.forEach(rewrite::deleteFile);
-      summary.forEach(rewrite::set);
       rewrite.commit();
     }
     if (needsDelta) {
@@ -520,6 +757,28 @@ public final class Committer {
       delta.commit();
     }
     return transaction;
+  }
+
+  /**
+   * The rewrite of a commit group, without its outputs: validated from the planning snapshot S, the
+   * new files at S's sequence number, the replaced data files and the delete files to remove (here,
+   * not in a row delta: this operation may drop them by sequence number), Firn's summary.
+   */
+  private static RewriteFiles rewrite(
+      Transaction transaction,
+      OptimizingPlan plan,
+      List<DataFile> rewritten,
+      List<DeleteFile> removedDeletes,
+      Map<String, String> summary) {
+    RewriteFiles rewrite =
+        transaction
+            .newRewrite()
+            .validateFromSnapshot(plan.snapshotId())
+            .dataSequenceNumber(plan.sequenceNumber());
+    rewritten.forEach(rewrite::deleteFile);
+    removedDeletes.forEach(rewrite::deleteFile);
+    summary.forEach(rewrite::set);
+    return rewrite;
   }
 
   /**

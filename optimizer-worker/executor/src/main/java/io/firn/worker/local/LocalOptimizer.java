@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.iceberg.Table;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Plans and runs optimizing of one table in this JVM: plan ({@link TablePlanner} with the given
@@ -95,9 +96,19 @@ public final class LocalOptimizer {
           plan, List.of(), List.of(), planned - started, planned - started, 0);
     }
     String processId = RewriteExecutor.newOperationId();
-    List<TaskResult> results = runTasks(table, plan, processId);
+    // Iceberg's part of the commit that needs only the plan runs while the tasks do (ADR 0045).
+    Committer.Prepared prepared = new Committer().prepare(table, plan, processId).orElse(null);
+    List<TaskResult> results;
+    try {
+      results = runTasks(table, plan, processId);
+    } catch (RuntimeException e) {
+      if (prepared != null) {
+        prepared.discard();
+      }
+      throw e;
+    }
     long executed = System.nanoTime();
-    List<CommitOutcome> outcomes = commit(table, plan, results, processId);
+    List<CommitOutcome> outcomes = commit(table, plan, results, processId, prepared);
     long committed = System.nanoTime();
     return new OptimizeReport(
         plan, results, outcomes, committed - started, planned - started, committed - executed);
@@ -129,11 +140,25 @@ public final class LocalOptimizer {
   /** Commits each due partition as its own group, then the deletes spanning partitions. */
   public List<CommitOutcome> commit(
       Table table, OptimizingPlan plan, List<TaskResult> results, String processId) {
+    return commit(table, plan, results, processId, null);
+  }
+
+  /**
+   * Commits as {@link #commit(Table, OptimizingPlan, List, String)}, through {@code prepared} (from
+   * {@link Committer#prepare}, begun before the tasks ended) when it fits; discards it otherwise.
+   */
+  public List<CommitOutcome> commit(
+      Table table,
+      OptimizingPlan plan,
+      List<TaskResult> results,
+      String processId,
+      Committer.@Nullable Prepared prepared) {
     Committer committer = new Committer();
     List<CommitOutcome> outcomes = new ArrayList<>();
     Set<PartitionKey> committed = new HashSet<>();
     for (CommitOutcome outcome :
-        committer.commitPartitions(table, plan, plan.duePartitions(), results, processId)) {
+        committer.commitPartitions(
+            table, plan, plan.duePartitions(), results, processId, prepared)) {
       outcomes.add(outcome);
       if (outcome.committed()) {
         committed.add(outcome.partition());

@@ -57,6 +57,7 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One history on one real table: the writer, the reference model, Firn's plans in flight, and the
@@ -99,12 +100,33 @@ final class History implements AutoCloseable {
     final Set<PartitionKey> committed = new HashSet<>();
     List<TaskResult> results;
     long runStartedMillis;
+    final long plannedMillis;
 
-    InFlight(OptimizingPlan plan, String processId, Map<Integer, TaskAssignment> assignments) {
+    /**
+     * The combined commit begun at planning (ADR 0045), until the slot's first commit uses or
+     * discards it; later writer commits and maintenance run between the two.
+     */
+    Committer.@Nullable Prepared prepared;
+
+    InFlight(
+        OptimizingPlan plan,
+        String processId,
+        Map<Integer, TaskAssignment> assignments,
+        Committer.@Nullable Prepared prepared) {
       this.plan = plan;
       this.processId = processId;
       this.assignments = assignments;
       this.remaining = new ArrayList<>(plan.duePartitions());
+      this.plannedMillis = System.currentTimeMillis();
+      this.prepared = prepared;
+    }
+
+    void discardPrepared() {
+      Committer.Prepared early = prepared;
+      if (early != null) {
+        early.discard();
+        prepared = null;
+      }
     }
   }
 
@@ -288,7 +310,13 @@ final class History implements AutoCloseable {
                     plan.sequenceNumber(),
                     policy.equalityDeleteBloomThreshold()));
           }
-          slots.put(slot, new InFlight(plan, processId, assignments));
+          slots.put(
+              slot,
+              new InFlight(
+                  plan,
+                  processId,
+                  assignments,
+                  new Committer().prepare(table, plan, processId).orElse(null)));
           note("%s", describe(plan));
         });
   }
@@ -332,7 +360,13 @@ final class History implements AutoCloseable {
             List<CommitOutcome> outcomes =
                 new Committer()
                     .commitPartitions(
-                        table, flight.plan, selected, flight.results, flight.processId);
+                        table,
+                        flight.plan,
+                        selected,
+                        flight.results,
+                        flight.processId,
+                        flight.prepared);
+            flight.prepared = null;
             record(outcomes);
             outcomes.stream()
                 .filter(CommitOutcome::committed)
@@ -407,6 +441,10 @@ final class History implements AutoCloseable {
         () -> {
           long oldestOutput = Long.MAX_VALUE;
           for (InFlight flight : slots.values()) {
+            if (flight.prepared != null) {
+              // The manifests of a commit begun at planning.
+              oldestOutput = Math.min(oldestOutput, flight.plannedMillis);
+            }
             if (flight.results != null) {
               oldestOutput = Math.min(oldestOutput, flight.runStartedMillis);
             }
@@ -597,6 +635,7 @@ final class History implements AutoCloseable {
       return true;
     } catch (TaskFailedException e) {
       note("tasks failed, plan dropped: %s", e.getMessage());
+      flight.discardPrepared();
       slots.remove(slot);
       return false;
     }
@@ -768,6 +807,7 @@ final class History implements AutoCloseable {
   @Override
   public void close() {
     for (InFlight flight : slots.values()) {
+      flight.discardPrepared();
       if (flight.results != null) {
         Committer.deleteOutputs(table, flight.results);
       }

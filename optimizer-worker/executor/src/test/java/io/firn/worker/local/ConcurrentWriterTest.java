@@ -7,6 +7,7 @@ package io.firn.worker.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.firn.core.commit.CommitOutcome;
+import io.firn.core.commit.Committer;
 import io.firn.core.commit.TaskResult;
 import io.firn.core.plan.BinPackPlanner;
 import io.firn.core.plan.OptimizingPlan;
@@ -24,8 +25,10 @@ import io.firn.worker.executor.RewriteExecutor;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.DeleteFile;
@@ -156,6 +159,108 @@ class ConcurrentWriterTest {
     table.refresh();
     assertThat(RowSets.read(table)).isEqualTo(expected);
     assertThat(Tables.totalDeleteFiles(table)).isZero();
+  }
+
+  @Test
+  void aCommitBegunWhileTheTasksRanKeepsTheDeletesAWriterCommittedMeanwhile() throws Exception {
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
+    TableIdentifier id = TableIdentifier.of("db", "prepared");
+    GeneratedTable generated = CdcTableGenerator.generate(catalog, id, CdcTableSpec.small(4));
+    CdcWriter writer = generated.writer();
+    Table table = catalog.loadTable(id);
+
+    LocalOptimizer optimizer = new LocalOptimizer(POLICY, new BinPackPlanner(), 2, line -> {});
+    OptimizingPlan plan = optimizer.plan(table, OptimizingType.FULL, Instant.now());
+    String processId = RewriteExecutor.newOperationId();
+    Committer.Prepared prepared = new Committer().prepare(table, plan, processId).orElseThrow();
+    List<TaskResult> results = optimizer.runTasks(table, plan, processId);
+    // After the commit was begun: upserts of keys the rewritten files hold (equality deletes with
+    // a sequence number above the plan's) and new rows.
+    writer.commit(200, 4);
+    writer.commit(200, 4);
+
+    List<CommitOutcome> outcomes = optimizer.commit(table, plan, results, processId, prepared);
+
+    assertThat(outcomes).isNotEmpty().allMatch(CommitOutcome::committed);
+    table.refresh();
+    assertThat(prepared.committedSnapshotId())
+        .as("committed through the prepared transaction")
+        .hasValue(table.currentSnapshot().snapshotId());
+    assertThat(RowSets.read(table))
+        .isEqualTo(RowSets.of(writer.expected().values(), table.schema()));
+  }
+
+  @Test
+  void aCommitBegunWhileTheTasksRanConflictsWithANewPositionDeleteAndTheOtherPartitionsCommit()
+      throws Exception {
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
+    TableIdentifier id = TableIdentifier.of("db", "prepared_conflict");
+    CdcTableSpec spec = new CdcTableSpec(3_000, 12, 0.05, 0.01, 0.02, 2, 7L, false, false);
+    CdcTableGenerator.generate(catalog, id, spec);
+    Table table = catalog.loadTable(id);
+
+    LocalOptimizer optimizer = new LocalOptimizer(POLICY, new BinPackPlanner(), 2, line -> {});
+    OptimizingPlan plan = optimizer.plan(table, OptimizingType.FULL, Instant.now());
+    assertThat(plan.duePartitions()).hasSizeGreaterThan(1);
+    String processId = RewriteExecutor.newOperationId();
+    Committer.Prepared prepared = new Committer().prepare(table, plan, processId).orElseThrow();
+    List<TaskResult> results = optimizer.runTasks(table, plan, processId);
+    PartitionPlan victim = plan.duePartitions().get(0);
+    List<DataFileEntry> targets =
+        victim.tasks().stream().flatMap(t -> t.rewrite().stream()).limit(2).toList();
+    table.newRowDelta().addDeletes(writePartitionScopedDelete(table, victim, targets)).commit();
+    Map<String, Long> expected = RowSets.read(table);
+
+    List<CommitOutcome> outcomes = optimizer.commit(table, plan, results, processId, prepared);
+
+    assertThat(prepared.committedSnapshotId()).isEmpty();
+    CommitOutcome failed =
+        outcomes.stream().filter(o -> victim.key().equals(o.partition())).findFirst().orElseThrow();
+    assertThat(failed.result()).isEqualTo(CommitOutcome.Result.CONFLICT);
+    assertThat(failed.message()).contains("found new position delete for replaced data file");
+    assertThat(outcomes.stream().filter(o -> !victim.key().equals(o.partition())))
+        .isNotEmpty()
+        .allMatch(CommitOutcome::committed);
+    table.refresh();
+    assertThat(RowSets.read(table)).isEqualTo(expected);
+  }
+
+  @Test
+  void aCommitBegunAndNotUsedLeavesNoFileInTheTableMetadata() throws Exception {
+    HadoopCatalog catalog = TestCatalogs.hadoop(warehouse);
+    TableIdentifier id = TableIdentifier.of("db", "prepared_unused");
+    CdcTableGenerator.generate(catalog, id, CdcTableSpec.small(4));
+    Table table = catalog.loadTable(id);
+    Map<String, Long> expected = RowSets.read(table);
+    Path metadata = Path.of(table.location().replaceFirst("^file:", ""), "metadata");
+    Set<Path> before = Tables.filesUnder(metadata);
+
+    LocalOptimizer optimizer = new LocalOptimizer(POLICY, new BinPackPlanner(), 2, line -> {});
+    OptimizingPlan plan = optimizer.plan(table, OptimizingType.FULL, Instant.now());
+    String processId = RewriteExecutor.newOperationId();
+    Committer.Prepared prepared = new Committer().prepare(table, plan, processId).orElseThrow();
+    List<TaskResult> results = optimizer.runTasks(table, plan, processId);
+    // One partition's result is lost (a worker that never reported): that partition is not
+    // committed, so the combined commit begun for all of them cannot be used.
+    PartitionPlan lost = plan.duePartitions().get(0);
+    Set<Integer> lostTasks = new HashSet<>();
+    lost.tasks().forEach(t -> lostTasks.add(t.id()));
+    List<TaskResult> kept = results.stream().filter(r -> !lostTasks.contains(r.taskId())).toList();
+    long snapshotBefore = table.currentSnapshot().snapshotId();
+
+    prepared.discard();
+
+    assertThat(Tables.filesUnder(metadata))
+        .as("the early apply's manifests and manifest list are deleted")
+        .isEqualTo(before);
+    List<CommitOutcome> outcomes = optimizer.commit(table, plan, kept, processId, prepared);
+    assertThat(prepared.committedSnapshotId()).isEmpty();
+    assertThat(outcomes.stream().filter(o -> lost.key().equals(o.partition())))
+        .singleElement()
+        .satisfies(o -> assertThat(o.result()).isEqualTo(CommitOutcome.Result.FAILED));
+    table.refresh();
+    assertThat(table.currentSnapshot().snapshotId()).isNotEqualTo(snapshotBefore);
+    assertThat(RowSets.read(table)).isEqualTo(expected);
   }
 
   private static DeleteFile writePartitionScopedDelete(

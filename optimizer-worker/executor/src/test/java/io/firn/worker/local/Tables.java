@@ -7,8 +7,13 @@ package io.firn.worker.local;
 import io.firn.core.table.PartitionFiles;
 import io.firn.core.table.TableFiles;
 import io.firn.core.table.TableScanner;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.Table;
@@ -40,6 +45,13 @@ final class Tables {
       }
     }
     return paths;
+  }
+
+  /** Every regular file under a directory. */
+  static Set<Path> filesUnder(Path directory) throws IOException {
+    try (Stream<Path> files = Files.walk(directory)) {
+      return files.filter(Files::isRegularFile).collect(Collectors.toSet());
+    }
   }
 
   static long totalDeleteFiles(Table table) {
