@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.stream.LongStream;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
@@ -102,30 +103,22 @@ public final class SoakColdRows {
     // whatever columns the stream added to either since.
     Schema first = table.schemas().get(firstSchemaId(table));
     SplittableRandom random = new SplittableRandom(seed);
+    // Sequential: the random values are drawn in key order, so both warehouses get the same rows.
     Iterator<Record> generated =
-        new Iterator<>() {
-          private long i = 0;
-
-          @Override
-          public boolean hasNext() {
-            return i < rows;
-          }
-
-          @Override
-          public Record next() {
-            if (!hasNext()) {
-              throw new java.util.NoSuchElementException();
-            }
-            i++;
-            GenericRecord row = GenericRecord.create(schema);
-            for (Types.NestedField field : first.columns()) {
-              row.setField(
-                  field.name(),
-                  field.fieldId() == key ? keyValue(field, -i) : value(field.type(), random, i));
-            }
-            return row;
-          }
-        };
+        LongStream.rangeClosed(1, rows)
+            .mapToObj(
+                i -> {
+                  GenericRecord row = GenericRecord.create(schema);
+                  for (Types.NestedField field : first.columns()) {
+                    row.setField(
+                        field.name(),
+                        field.fieldId() == key
+                            ? keyValue(field, -i)
+                            : value(field.type(), random, i));
+                  }
+                  return (Record) row;
+                })
+            .iterator();
     List<DataFile> written;
     try {
       written = RowFiles.write(table, TARGET_SIZE, seed, generated);
