@@ -60,19 +60,8 @@ while (($#)); do
   esac
 done
 
-shape() {
-  case "$1" in
-    1) echo "zstd narrow identity 8 cdc 500000 100" ;;
-    2) echo "zstd narrow identity 64 upsert 2000000 200" ;;
-    3) echo "zstd wide bucket 8 cdc 2000000 200" ;;
-    4) echo "zstd wide bucket 64 upsert 500000 100" ;;
-    5) echo "snappy narrow bucket 8 upsert 500000 100" ;;
-    6) echo "snappy narrow bucket 64 cdc 2000000 200" ;;
-    7) echo "snappy wide identity 8 upsert 2000000 200" ;;
-    8) echo "snappy wide identity 64 cdc 500000 100" ;;
-    *) echo "unknown shape $1 (1..8)" >&2; exit 64 ;;
-  esac
-}
+source "$ROOT/bench/matrix-shapes.sh"
+for s in $SHAPES; do shape "$s" > /dev/null || exit 64; done
 
 [[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || { echo "--repeat: '$REPEAT' is not a positive count" >&2; exit 64; }
 
