@@ -297,6 +297,21 @@ final class DeleteIndex {
     return low;
   }
 
+  /** The index of the first of {@code values} (ascending) that is at least {@code value}. */
+  private static int firstAtLeast(int[] values, int value) {
+    int low = 0;
+    int high = values.length;
+    while (low < high) {
+      int mid = (low + high) >>> 1;
+      if (values[mid] < value) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    return low;
+  }
+
   /** Position deletes by data sequence number; they apply to data files up to their own. */
   private static final class PositionDeletes {
     private final List<DeleteFile> buffer = new ArrayList<>();
@@ -344,12 +359,32 @@ final class DeleteIndex {
         applySeqs[i] = files[i].applySeq;
         deleteFiles[i] = files[i].file;
       }
+      ranges = KeyRanges.of(files);
     }
+
+    /**
+     * The key ranges of the deletes whose pairing their range alone decides, when any: a data file
+     * with plain statistics on that key then finds the few deletes it does not pair with instead of
+     * asking every newer delete of its partition (every pair on a streaming table, ADR 0042).
+     */
+    private @Nullable KeyRanges ranges;
 
     /** Adds the matching deletes as runs: between two that cannot match, one run. */
     void addMatching(long dataSeq, DataStats data, DeleteList.Builder result) {
+      int start = firstAtLeast(applySeqs, dataSeq);
+      if (start >= files.length) {
+        return;
+      }
+      KeyRanges keyRanges = ranges;
+      if (keyRanges != null) {
+        IntegerFacts facts = data.integerFacts(keyRanges.field);
+        if (KeyRanges.decides(facts, data)) {
+          keyRanges.addMatching(start, facts, data, files, deleteFiles, result);
+          return;
+        }
+      }
       int run = -1;
-      for (int i = firstAtLeast(applySeqs, dataSeq); i < files.length; i++) {
+      for (int i = start; i < files.length; i++) {
         if (files[i].mayDeleteFrom(data)) {
           if (run < 0) {
             run = i;
@@ -471,6 +506,16 @@ final class DeleteIndex {
       }
     }
 
+    /**
+     * Whether a data file's pairing with this delete is decided by the two key ranges alone when
+     * the data file's statistics on the key are plain ({@link KeyRanges}): one integer key, both
+     * bounds known, not all null.
+     */
+    boolean rangeDecides() {
+      IntegerFacts facts = integerFacts;
+      return facts != null && hasBounds && facts.hasLower && facts.hasUpper && !facts.allNull;
+    }
+
     /** Iceberg's {@code canContainEqDeletesForFile}, on decoded statistics. */
     boolean mayDeleteFrom(DataStats data) {
       IntegerFacts facts = integerFacts;
@@ -539,6 +584,147 @@ final class DeleteIndex {
       }
       Long nulls = nullCounts == null ? null : nullCounts.get(field.fieldId());
       return nulls == null || nulls > 0;
+    }
+  }
+
+  /**
+   * The pairing of one partition's equality deletes on an {@code int} or {@code long} key, decided
+   * by ranges: for a data file whose statistics on the key are plain (bounds known, no null) and a
+   * delete whose are too (bounds known, not all null), {@link IntegerFacts#mayDeleteFrom} is
+   * exactly "the two ranges overlap". Those deletes' bounds sit in a segment tree over their
+   * position in sequence order (the largest lower and the smallest upper bound of each subtree), so
+   * the deletes from a position on that a data file's range misses are found without visiting the
+   * others; every other delete (another key, no bounds, all null) is asked as before. The runs
+   * added are those of asking every delete in turn.
+   */
+  private static final class KeyRanges {
+    final Types.NestedField field;
+    private final int leaves;
+    private final long[] maxLower;
+    private final long[] minUpper;
+
+    /** Positions of the deletes the ranges do not decide, ascending. */
+    private final int[] others;
+
+    private KeyRanges(Types.NestedField field, int leaves, int[] others) {
+      this.field = field;
+      this.leaves = leaves;
+      this.maxLower = new long[2 * leaves];
+      this.minUpper = new long[2 * leaves];
+      // Neutral values: a position holding them is never a miss.
+      Arrays.fill(maxLower, Long.MIN_VALUE);
+      Arrays.fill(minUpper, Long.MAX_VALUE);
+      this.others = others;
+    }
+
+    static @Nullable KeyRanges of(EqualityDelete[] files) {
+      Types.NestedField field = null;
+      for (EqualityDelete file : files) {
+        if (file.rangeDecides()) {
+          field = file.fields.get(0);
+          break;
+        }
+      }
+      if (field == null) {
+        return null;
+      }
+      int leaves = Integer.highestOneBit(Math.max(1, files.length - 1)) << 1;
+      int[] others = new int[files.length];
+      int otherCount = 0;
+      List<Integer> decided = new ArrayList<>();
+      for (int i = 0; i < files.length; i++) {
+        EqualityDelete file = files[i];
+        if (file.rangeDecides() && file.fields.get(0).equals(field)) {
+          decided.add(i);
+        } else {
+          others[otherCount++] = i;
+        }
+      }
+      KeyRanges ranges = new KeyRanges(field, leaves, Arrays.copyOf(others, otherCount));
+      for (int i : decided) {
+        IntegerFacts facts = files[i].integerFacts;
+        if (facts == null) {
+          throw new IllegalStateException("a delete decided by its range has no integer facts");
+        }
+        ranges.maxLower[leaves + i] = facts.lower;
+        ranges.minUpper[leaves + i] = facts.upper;
+      }
+      for (int node = leaves - 1; node >= 1; node--) {
+        ranges.maxLower[node] = Math.max(ranges.maxLower[2 * node], ranges.maxLower[2 * node + 1]);
+        ranges.minUpper[node] = Math.min(ranges.minUpper[2 * node], ranges.minUpper[2 * node + 1]);
+      }
+      return ranges;
+    }
+
+    /** Whether a data file's statistics on the key let ranges decide its pairs. */
+    static boolean decides(IntegerFacts facts, DataStats data) {
+      return data.lowers != null
+          && data.uppers != null
+          && !facts.containsNull
+          && !facts.allNull
+          && facts.hasLower
+          && facts.hasUpper;
+    }
+
+    void addMatching(
+        int start,
+        IntegerFacts data,
+        DataStats stats,
+        EqualityDelete[] files,
+        DeleteFile[] deleteFiles,
+        DeleteList.Builder result) {
+      Ints misses = new Ints();
+      collectMisses(1, 0, leaves, start, data.lower, data.upper, misses);
+      int run = start;
+      int next = 0;
+      int other = firstAtLeast(others, start);
+      while (next < misses.size || other < others.length) {
+        int miss;
+        if (other >= others.length || (next < misses.size && misses.values[next] < others[other])) {
+          miss = misses.values[next++];
+        } else {
+          int candidate = others[other++];
+          if (files[candidate].mayDeleteFrom(stats)) {
+            continue;
+          }
+          miss = candidate;
+        }
+        if (run < miss) {
+          result.addRun(deleteFiles, run, miss);
+        }
+        run = miss + 1;
+      }
+      if (run < files.length) {
+        result.addRun(deleteFiles, run, files.length);
+      }
+    }
+
+    /** The positions from {@code start} on whose range misses [lower, upper], ascending. */
+    private void collectMisses(
+        int node, int from, int to, int start, long lower, long upper, Ints into) {
+      if (to <= start || (maxLower[node] <= upper && minUpper[node] >= lower)) {
+        return;
+      }
+      if (node >= leaves) {
+        into.add(node - leaves);
+        return;
+      }
+      int mid = (from + to) >>> 1;
+      collectMisses(2 * node, from, mid, start, lower, upper, into);
+      collectMisses(2 * node + 1, mid, to, start, lower, upper, into);
+    }
+  }
+
+  /** A growable list of ints. */
+  private static final class Ints {
+    int[] values = new int[8];
+    int size;
+
+    void add(int value) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, size * 2);
+      }
+      values[size++] = value;
     }
   }
 

@@ -109,6 +109,42 @@ class DeleteIndexTest {
   }
 
   /**
+   * Hundreds of equality deletes in one partition, most on the long key with ranges from a single
+   * key to the whole key space, some on another key or with no bounds: the pairs the key ranges
+   * decide (a segment tree over the deletes, {@code DeleteIndex.KeyRanges}) are Iceberg's, at the
+   * end and halfway.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6})
+  void manyDeletesOfOnePartitionPairAsIcebergPairsThem(long seed) {
+    Random random = new Random(new SplittableRandom(seed).nextLong());
+    Table table = newTable(seed, random.nextBoolean());
+    PartitionSpec spec = table.spec();
+    History history = new History(table, random);
+    int files = 0;
+    long halfway = -1;
+    for (int round = 0; round < 30; round++) {
+      var append = table.newAppend().scanManifestsWith(CallerRuns.INSTANCE);
+      for (int i = 0, n = 1 + random.nextInt(8); i < n; i++) {
+        append.appendFile(dataFile(spec, "a", "data-" + files++, history.randomMetrics()));
+      }
+      append.commit();
+      RowDelta delta = table.newRowDelta().scanManifestsWith(CallerRuns.INSTANCE);
+      for (int i = 0, n = 1 + random.nextInt(30); i < n; i++) {
+        int kind = random.nextInt(10);
+        int[] ids = kind == 0 ? new int[] {4} : kind == 1 ? new int[] {1, 2} : new int[] {1};
+        delta.addDeletes(eqDelete(spec, "a", "eq-" + files++, ids, history.randomMetrics()));
+      }
+      delta.commit();
+      if (round == 15) {
+        halfway = table.currentSnapshot().snapshotId();
+      }
+    }
+    compare(table, halfway, Expressions.alwaysTrue(), "seed " + seed + ", halfway");
+    compare(table, table.currentSnapshot().snapshotId(), Expressions.alwaysTrue(), "seed " + seed);
+  }
+
+  /**
    * Reading some partitions of an identity-partitioned string column while a file of the null
    * partition is in the same manifest: Iceberg's evaluator throws on {@code in} over a null string,
    * so the scanner's filter must not ask it.
@@ -418,10 +454,15 @@ class DeleteIndexTest {
   }
 
   private static DeleteFile eqDelete(PartitionSpec spec, String cat, String name, Metrics metrics) {
+    return eqDelete(spec, cat, name, new int[] {1}, metrics);
+  }
+
+  private static DeleteFile eqDelete(
+      PartitionSpec spec, String cat, String name, int[] fieldIds, Metrics metrics) {
     PartitionData partition = new PartitionData(spec.partitionType());
     partition.set(0, cat);
     return FileMetadata.deleteFileBuilder(spec)
-        .ofEqualityDeletes(1)
+        .ofEqualityDeletes(fieldIds)
         .withPath("/x/" + name)
         .withFormat(FileFormat.PARQUET)
         .withPartition(partition)
