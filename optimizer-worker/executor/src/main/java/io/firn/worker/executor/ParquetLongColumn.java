@@ -97,6 +97,30 @@ final class ParquetLongColumn {
     }
     org.apache.iceberg.io.InputFile input =
         io.newInputFile(file.location(), file.fileSizeInBytes());
+    long rows;
+    try {
+      // A required key is read without Parquet's file reader (ADR 0046); anything that path
+      // does not read exactly, by Parquet's.
+      rows = ParquetKeyPages.read(input, file, fieldId, visitor);
+      if (rows == ParquetKeyPages.NOT_HANDLED) {
+        rows = readWithParquet(input, file, fieldId, visitor);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read Parquet file " + file.location(), e);
+    } catch (TaskFailedException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new TaskFailedException("cannot read Parquet file " + file.location() + ": " + e, e);
+    }
+    if (rows >= 0) {
+      TaskFailedException.checkRowCount(file, rows);
+    }
+    return rows;
+  }
+
+  private static long readWithParquet(
+      org.apache.iceberg.io.InputFile input, ContentFile<?> file, int fieldId, Visitor visitor)
+      throws IOException {
     ParquetFileReader reader;
     try {
       // Parquet's plain configuration, as Iceberg's own reader: the default one is a Hadoop
@@ -114,22 +138,10 @@ final class ParquetLongColumn {
     } catch (RuntimeException e) {
       throw new TaskFailedException("cannot open Parquet file " + file.location() + ": " + e, e);
     }
-    long rows;
     try (reader) {
       ParquetLongColumn column = find(file, reader, fieldId);
-      if (column == null) {
-        return -1;
-      }
-      rows = column.readAll(visitor);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read Parquet file " + file.location(), e);
-    } catch (TaskFailedException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new TaskFailedException("cannot read Parquet file " + file.location() + ": " + e, e);
+      return column == null ? -1 : column.readAll(visitor);
     }
-    TaskFailedException.checkRowCount(file, rows);
-    return rows;
   }
 
   private static @Nullable ParquetLongColumn find(
@@ -178,30 +190,34 @@ final class ParquetLongColumn {
       long rows = rowGroup.getRowCount();
       long read =
           column.getMaxDefinitionLevel() == 0
-              ? readRequired(rowGroup, int32, position, visitor)
+              ? readRequired(rowGroup, position, visitor)
               : readOptional(rowGroup, int32, position, visitor);
-      if (read != rows) {
-        throw new TaskFailedException(
-            "Parquet file "
-                + file.location()
-                + " has "
-                + read
-                + " values in a row group of "
-                + rows
-                + " rows in column "
-                + column);
-      }
+      checkRowGroup(file, read, rows, "column " + column);
       position += rows;
     }
     return position;
   }
 
+  /** Fails naming the file when a row group's column holds another number of values than rows. */
+  static void checkRowGroup(ContentFile<?> file, long values, long rows, String column) {
+    if (values != rows) {
+      throw new TaskFailedException(
+          "Parquet file "
+              + file.location()
+              + " has "
+              + values
+              + " values in a row group of "
+              + rows
+              + " rows in "
+              + column);
+    }
+  }
+
   /**
    * A required column (every key column Iceberg writes for identifier fields): no levels, so its
-   * pages hold values only, decoded here page by page; plain-encoded ones (the usual encoding of
-   * unique keys once a dictionary overflows) straight from the page's bytes.
+   * pages hold values only, decoded here page by page.
    */
-  private long readRequired(PageReadStore rowGroup, boolean int32, long first, Visitor visitor)
+  private long readRequired(PageReadStore rowGroup, long first, Visitor visitor)
       throws IOException {
     PageReader pages = rowGroup.getPageReader(column);
     DictionaryPage dictionaryPage = pages.readDictionaryPage();
@@ -212,50 +228,85 @@ final class ParquetLongColumn {
     long position = first;
     DataPage page;
     while ((page = pages.readPage()) != null) {
-      int count = page.getValueCount();
-      Encoding encoding;
-      ByteBufferInputStream in;
       if (page instanceof DataPageV1 v1) {
-        encoding = v1.getValueEncoding();
-        in = v1.getBytes().toInputStream();
+        position =
+            decode(
+                file,
+                column,
+                page.getValueCount(),
+                v1.getValueEncoding(),
+                v1.getBytes().toInputStream(),
+                dictionary,
+                position,
+                visitor);
       } else if (page instanceof DataPageV2 v2) {
-        encoding = v2.getDataEncoding();
-        in = v2.getData().toInputStream();
+        position =
+            decode(
+                file,
+                column,
+                page.getValueCount(),
+                v2.getDataEncoding(),
+                v2.getData().toInputStream(),
+                dictionary,
+                position,
+                visitor);
       } else {
         throw new TaskFailedException(
             "Parquet file " + file.location() + " has a data page of unknown kind " + page);
       }
-      if (encoding == Encoding.PLAIN) {
-        ByteBuffer values = in.slice(count * (int32 ? 4 : 8)).order(ByteOrder.LITTLE_ENDIAN);
-        int at = values.position();
-        for (int i = 0; i < count; i++) {
-          if (int32) {
-            visitor.value(position++, values.getInt(at + 4 * i));
-          } else {
-            visitor.value(position++, values.getLong(at + 8 * i));
-          }
-        }
-      } else {
-        ValuesReader values;
-        if (encoding.usesDictionary()) {
-          if (dictionary == null) {
-            throw new TaskFailedException(
-                "Parquet file "
-                    + file.location()
-                    + " has a dictionary-encoded page but no dictionary in column "
-                    + column);
-          }
-          values = encoding.getDictionaryBasedValuesReader(column, ValuesType.VALUES, dictionary);
-        } else {
-          values = encoding.getValuesReader(column, ValuesType.VALUES);
-        }
-        values.initFromPage(count, in);
-        for (int i = 0; i < count; i++) {
-          visitor.value(position++, int32 ? values.readInteger() : values.readLong());
-        }
-      }
     }
     return position - first;
+  }
+
+  /**
+   * Passes the values of one page of a required column to the visitor; plain-encoded ones (the
+   * usual encoding of unique keys once a dictionary overflows) straight from the page's bytes.
+   *
+   * @return the position after the page's last value
+   */
+  static long decode(
+      ContentFile<?> file,
+      ColumnDescriptor column,
+      int count,
+      Encoding encoding,
+      ByteBufferInputStream in,
+      @Nullable Dictionary dictionary,
+      long first,
+      Visitor visitor)
+      throws IOException {
+    boolean int32 =
+        column.getPrimitiveType().getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT32;
+    long position = first;
+    if (encoding == Encoding.PLAIN) {
+      ByteBuffer values = in.slice(count * (int32 ? 4 : 8)).order(ByteOrder.LITTLE_ENDIAN);
+      int at = values.position();
+      for (int i = 0; i < count; i++) {
+        if (int32) {
+          visitor.value(position++, values.getInt(at + 4 * i));
+        } else {
+          visitor.value(position++, values.getLong(at + 8 * i));
+        }
+      }
+      return position;
+    }
+    ValuesReader values;
+    if (encoding.usesDictionary()) {
+      if (dictionary == null) {
+        throw new TaskFailedException(
+            "Parquet file "
+                + file.location()
+                + " has a dictionary-encoded page but no dictionary in column "
+                + column);
+      }
+      values = encoding.getDictionaryBasedValuesReader(column, ValuesType.VALUES, dictionary);
+    } else {
+      values = encoding.getValuesReader(column, ValuesType.VALUES);
+    }
+    values.initFromPage(count, in);
+    for (int i = 0; i < count; i++) {
+      visitor.value(position++, int32 ? values.readInteger() : values.readLong());
+    }
+    return position;
   }
 
   /** An optional column: Parquet's column reader resolves the definition levels. */

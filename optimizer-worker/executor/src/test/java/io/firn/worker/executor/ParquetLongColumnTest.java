@@ -211,6 +211,122 @@ class ParquetLongColumnTest {
     assertFailsNaming(copy("footer-length", footerLength, good, footerLength.length), "");
   }
 
+  /**
+   * The lean path ({@link ParquetKeyPages}) reads the required key of every codec and page version
+   * itself, large files through their tail and chunks, and leaves an optional key to Parquet's
+   * reader: so a change that quietly sent every file back to Parquet's reader fails here.
+   */
+  @Test
+  void requiredKeysAreReadWithoutParquetsReader() throws IOException {
+    for (boolean optional : new boolean[] {false, true}) {
+      Schema schema =
+          new Schema(
+              optional
+                  ? Types.NestedField.optional(3, "key", Types.LongType.get())
+                  : Types.NestedField.required(3, "key", Types.LongType.get()),
+              Types.NestedField.optional(4, "note", Types.StringType.get()));
+      for (String codec : CODECS) {
+        for (ParquetProperties.WriterVersion version : ParquetProperties.WriterVersion.values()) {
+          for (int rows : new int[] {3, 300_000}) {
+            SplittableRandom random = new SplittableRandom(rows);
+            List<Record> written = new ArrayList<>();
+            for (int i = 0; i < rows; i++) {
+              Record row = GenericRecord.create(schema);
+              row.setField("key", random.nextLong(1L << 40));
+              row.setField("note", "n" + random.nextInt(1_000_000));
+              written.add(row);
+            }
+            String name = codec + "-" + version + "-" + rows + (optional ? "-optional" : "");
+            DataFile file =
+                writeParquet(
+                    schema,
+                    written,
+                    Map.of(
+                        "write.parquet.compression-codec",
+                        codec,
+                        "write.parquet.row-group-size-bytes",
+                        String.valueOf(1 << 20)),
+                    version,
+                    name);
+            List<String> lean = new ArrayList<>();
+            long read =
+                ParquetKeyPages.read(
+                    io.newInputFile(file.location(), file.fileSizeInBytes()),
+                    file,
+                    3,
+                    visitor(lean));
+            if (optional) {
+              assertThat(read).as(name).isEqualTo(ParquetKeyPages.NOT_HANDLED);
+              assertThat(lean).as(name).isEmpty();
+            } else {
+              assertThat(read).as(name).isEqualTo(rows);
+              assertThat(lean).as(name).isEqualTo(generic(file, schema.select("key")));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Footers with random bytes changed: the key is read exactly as written, or the file is left to
+   * the generic reader (-1), or the read fails; never other values, never a hang.
+   */
+  @Test
+  void damagedFootersNeverGiveOtherKeys() throws IOException {
+    Schema schema =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "name", Types.StringType.get()));
+    List<Record> rows = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      Record row = GenericRecord.create(schema);
+      row.setField("id", i * 7L);
+      row.setField("name", "n" + i);
+      rows.add(row);
+    }
+    DataFile good =
+        writeParquet(
+            schema,
+            rows,
+            Map.of("write.parquet.compression-codec", "snappy"),
+            ParquetProperties.WriterVersion.PARQUET_1_0,
+            "fuzz");
+    List<String> expected = generic(good, schema.select("id"));
+    byte[] bytes = java.nio.file.Files.readAllBytes(Path.of(good.location()));
+    int footerLength =
+        java.nio.ByteBuffer.wrap(bytes, bytes.length - 8, 4)
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+            .getInt();
+    int footerStart = bytes.length - 8 - footerLength;
+    SplittableRandom random = new SplittableRandom(29);
+    int exact = 0;
+    int failed = 0;
+    for (int round = 0; round < 400; round++) {
+      byte[] damaged = bytes.clone();
+      for (int flips = 1 + random.nextInt(3); flips > 0; flips--) {
+        damaged[footerStart + random.nextInt(footerLength)] = (byte) random.nextInt(256);
+      }
+      DataFile file = copy("fuzz-" + round, damaged, good, damaged.length);
+      List<String> seen = new ArrayList<>();
+      long read;
+      try {
+        read = ParquetLongColumn.read(io, file, 1, visitor(seen));
+      } catch (RuntimeException e) {
+        failed++;
+        continue;
+      }
+      if (read == -1) {
+        assertThat(seen).as("round %d", round).isEmpty();
+      } else {
+        assertThat(seen).as("round %d", round).isEqualTo(expected);
+        exact++;
+      }
+    }
+    assertThat(exact).as("reads that succeeded").isGreaterThan(0);
+    assertThat(failed).as("reads that failed").isGreaterThan(0);
+  }
+
   private DataFile copy(String name, byte[] content, DataFile like, long length)
       throws IOException {
     Path path = dir.resolve(name + ".parquet");
