@@ -10,6 +10,7 @@ import io.firn.core.plan.RewriteTask;
 import io.firn.core.table.DataFileEntry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -23,6 +24,7 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -37,7 +39,9 @@ import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.orc.OrcMetrics;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Comparators;
+import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -154,6 +158,7 @@ public final class ResultCheck {
                 + " (or other ones)",
             file.location(), got.length, path, expected.length);
       }
+      positionMetadata(file, path, got);
       positions += got.length;
     }
     for (DataFileEntry entry : task.convert()) {
@@ -284,6 +289,72 @@ public final class ResultCheck {
       throw refused(
           "file %s holds %d rows, it was reported with %d",
           file.location(), rows, file.recordCount());
+    }
+  }
+
+  /**
+   * A position-delete file's metadata says what its rows say. Iceberg pairs the file by its
+   * referenced data file or its {@code file_path} bounds (and prunes by those bounds), and Firn
+   * takes the positions of a file of one or two records from its {@code pos} bounds (ADR 0043): a
+   * result whose rows delete the checked positions of one file while its metadata names another
+   * file or other positions would delete other rows than the ones checked, or none (the converted
+   * equality deletes are gone, so those rows would come back).
+   */
+  private static void positionMetadata(DeleteFile file, String path, long[] sortedPositions) {
+    String referenced = file.referencedDataFile();
+    if (referenced != null && !referenced.equals(path)) {
+      throw refused(
+          "position-delete file %s deletes rows of %s but its metadata references %s",
+          file.location(), path, referenced);
+    }
+    int pathId = MetadataColumns.DELETE_FILE_PATH.fieldId();
+    int posId = MetadataColumns.DELETE_FILE_POS.fieldId();
+    for (Map<Integer, ByteBuffer> bounds : Arrays.asList(file.lowerBounds(), file.upperBounds())) {
+      ByteBuffer bound = bounds == null ? null : bounds.get(pathId);
+      if (bound != null
+          && !path.equals(Conversions.fromByteBuffer(Types.StringType.get(), bound).toString())) {
+        throw refused(
+            "position-delete file %s deletes rows of %s but its file_path bounds name %s",
+            file.location(), path, Conversions.fromByteBuffer(Types.StringType.get(), bound));
+      }
+    }
+    long first = sortedPositions[0];
+    long last = sortedPositions[sortedPositions.length - 1];
+    checkPositionBound(file, file.lowerBounds(), posId, first, "lower");
+    checkPositionBound(file, file.upperBounds(), posId, last, "upper");
+    for (int id : new int[] {pathId, posId}) {
+      Long nulls = file.nullValueCounts() == null ? null : file.nullValueCounts().get(id);
+      Long values = file.valueCounts() == null ? null : file.valueCounts().get(id);
+      if ((nulls != null && nulls != 0) || (values != null && values != sortedPositions.length)) {
+        throw refused(
+            "position-delete file %s holds %d rows without nulls but its metadata counts %s"
+                + " values and %s nulls in field %d",
+            file.location(), sortedPositions.length, values, nulls, id);
+      }
+    }
+  }
+
+  private static void checkPositionBound(
+      DeleteFile file,
+      @Nullable Map<Integer, ByteBuffer> bounds,
+      int posId,
+      long expected,
+      String which) {
+    ByteBuffer bound = bounds == null ? null : bounds.get(posId);
+    if (bound == null) {
+      return;
+    }
+    Object value;
+    try {
+      value = Conversions.fromByteBuffer(Types.LongType.get(), bound);
+    } catch (RuntimeException e) {
+      value = null;
+    }
+    if (!(value instanceof Long position) || position != expected) {
+      throw refused(
+          "position-delete file %s holds positions up from its %s end %d but its metadata's %s"
+              + " pos bound is %s",
+          file.location(), which, expected, which, value);
     }
   }
 

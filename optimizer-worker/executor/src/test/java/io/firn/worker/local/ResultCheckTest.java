@@ -16,14 +16,20 @@ import io.firn.core.plan.RewriteTask;
 import io.firn.core.policy.OptimizingPolicy;
 import io.firn.worker.executor.ResultCheck;
 import io.firn.worker.executor.RewriteExecutor;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Metrics;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -80,6 +86,68 @@ class ResultCheckTest {
         .hasMessageContaining("attempt id p1-t0-a2");
   }
 
+  /**
+   * A position-delete file holding exactly the checked positions of the converted file, whose
+   * metadata names another data file or other positions, is refused: Iceberg would pair it by its
+   * metadata (and not with the converted file, whose equality deletes the commit removes), and a
+   * later task takes one or two positions from its bounds.
+   */
+  @Test
+  void aPositionDeleteFileWhoseMetadataSaysOtherThanItsRowsIsRefused() {
+    Table table = converted("forged-metadata");
+    RewriteTask task = convertTask(table);
+    TaskResult result = new RewriteExecutor(BLOOM).execute(table, task, ATTEMPT);
+    DeleteFile real = result.positionDeletes().get(0);
+    PartitionSpec spec = table.specs().get(real.specId());
+    int pathId = MetadataColumns.DELETE_FILE_PATH.fieldId();
+    int posId = MetadataColumns.DELETE_FILE_POS.fieldId();
+    String other =
+        real.location().substring(0, real.location().lastIndexOf('/')) + "/other.parquet";
+    assertThat(real.lowerBounds())
+        .as("Iceberg's writer keeps full bounds")
+        .containsKeys(pathId, posId);
+
+    DeleteFile referencingOther =
+        FileMetadata.deleteFileBuilder(spec).copy(real).withReferencedDataFile(other).build();
+    Map<Integer, ByteBuffer> otherPath = new HashMap<>(real.lowerBounds());
+    otherPath.put(pathId, Conversions.toByteBuffer(Types.StringType.get(), other));
+    DeleteFile boundsOfOther =
+        FileMetadata.deleteFileBuilder(spec)
+            .copy(real)
+            .withMetrics(metrics(real, otherPath, otherPath))
+            .build();
+    Map<Integer, ByteBuffer> shifted = new HashMap<>(real.lowerBounds());
+    long lowest = Conversions.fromByteBuffer(Types.LongType.get(), real.lowerBounds().get(posId));
+    shifted.put(posId, Conversions.toByteBuffer(Types.LongType.get(), lowest + 1));
+    DeleteFile otherPositions =
+        FileMetadata.deleteFileBuilder(spec)
+            .copy(real)
+            .withMetrics(metrics(real, shifted, real.upperBounds()))
+            .build();
+
+    for (DeleteFile forged : List.of(referencingOther, boundsOfOther, otherPositions)) {
+      assertThatThrownBy(
+              () -> ResultCheck.verify(table, task, ATTEMPT, withDeleteFile(result, forged), BLOOM))
+          .as("%s", forged)
+          .isInstanceOf(ResultCheck.RefusedException.class)
+          .hasMessageContaining("metadata");
+    }
+    assertThatCode(() -> ResultCheck.verify(table, task, ATTEMPT, result, BLOOM))
+        .doesNotThrowAnyException();
+  }
+
+  private static Metrics metrics(
+      DeleteFile file, Map<Integer, ByteBuffer> lowers, Map<Integer, ByteBuffer> uppers) {
+    return new Metrics(
+        file.recordCount(),
+        file.columnSizes(),
+        file.valueCounts(),
+        file.nullValueCounts(),
+        file.nanValueCounts(),
+        lowers,
+        uppers);
+  }
+
   /** An unpartitioned table whose data file has equality deletes for 10 of its 100 keys. */
   private Table converted(String name) {
     Table table = UpsertCommits.createTable(warehouse, name, PartitionSpec.unpartitioned());
@@ -111,6 +179,10 @@ class ResultCheckTest {
             .copy(real)
             .withPath(location)
             .build();
+    return withDeleteFile(result, moved);
+  }
+
+  private static TaskResult withDeleteFile(TaskResult result, DeleteFile moved) {
     return new TaskResult(
         result.taskId(),
         result.dataFiles(),
