@@ -246,6 +246,22 @@ final class TaskDeletes {
           positionRead += delete.recordCount();
           continue;
         }
+        String referenced = DeleteFiles.referencedDataFile(delete);
+        if (referenced != null) {
+          // Every row names one data file (ADR 0043): only the positions are read, the way
+          // integer keys are (ADR 0046), and none at all when that file is not this task's.
+          Set<String> attached = attachedPositionDeletes.get(referenced);
+          if (attached == null || !attached.contains(deletePath)) {
+            positionRead += delete.recordCount();
+            continue;
+          }
+          LongList list = collected.computeIfAbsent(referenced, p -> new LongList());
+          long read = readPositions(io, delete, list);
+          if (read >= 0) {
+            positionRead += read;
+            continue;
+          }
+        }
         try (CloseableIterable<Record> rows = Readers.open(io, delete, PATH_POS, Map.of())) {
           for (Record row : rows) {
             positionRead++;
@@ -308,6 +324,31 @@ final class TaskDeletes {
       blooms.put(set.fieldIds, bloom);
     }
     return blooms;
+  }
+
+  /**
+   * Adds the positions of a position-delete file whose rows all name one data file, read as an
+   * integer column.
+   *
+   * @return the records read, or -1 (nothing added) when the file must be read as records
+   */
+  private static long readPositions(FileIO io, DeleteFile delete, LongList into) {
+    return ParquetLongColumn.read(
+        io,
+        delete,
+        MetadataColumns.DELETE_FILE_POS.fieldId(),
+        new ParquetLongColumn.Visitor() {
+          @Override
+          public void value(long position, long value) {
+            into.add(value);
+          }
+
+          @Override
+          public void nullValue(long position) {
+            throw new TaskFailedException(
+                "position-delete file " + delete.location() + " has a null position");
+          }
+        });
   }
 
   /**
