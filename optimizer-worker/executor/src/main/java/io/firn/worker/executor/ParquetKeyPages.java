@@ -56,6 +56,9 @@ final class ParquetKeyPages {
   /** The end of a larger file read first: the footer, usually all of it. */
   private static final int TAIL = 64 << 10;
 
+  /** A footer larger than this is left to Parquet's reader rather than fetched here. */
+  private static final long MAX_FOOTER = 64 << 20;
+
   /** No page of a key column is this large; a header saying so is damage. */
   private static final int MAX_PAGE = 256 << 20;
 
@@ -78,8 +81,8 @@ final class ParquetKeyPages {
       }
       long footerLength = tail.getInt(size - 8) & 0xffffffffL;
       long footerStart = length - 8 - footerLength;
-      if (footerStart < 4) {
-        return NOT_HANDLED;
+      if (footerStart < 4 || footerLength > MAX_FOOTER) {
+        return NOT_HANDLED; // Parquet's reader says what is wrong with it
       }
       byte[] footer = buffer;
       int footerOffset = (int) (footerStart - bufferStart);
