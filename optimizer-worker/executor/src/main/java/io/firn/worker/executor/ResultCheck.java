@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -32,6 +33,7 @@ import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.avro.Avro;
+import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
@@ -106,6 +108,14 @@ public final class ResultCheck {
     List<Keys> keys = new ArrayList<>();
     for (TaskDeletes.EqualitySet set : deletes.equality()) {
       keys.add(Keys.of(keySchema, set.fieldIds));
+    }
+
+    // The statistics of the key columns, by which Iceberg pairs later equality deletes with the
+    // outputs: the table's identifier fields and the keys of the task's equality deletes.
+    Set<Integer> statisticsIds = new HashSet<>(table.schema().identifierFieldIds());
+    statisticsIds.addAll(keyIds);
+    for (DataFile file : result.dataFiles()) {
+      keyStatistics(table, io, file, statisticsIds);
     }
 
     long live = 0;
@@ -355,6 +365,147 @@ public final class ResultCheck {
           "position-delete file %s holds positions up from its %s end %d but its metadata's %s"
               + " pos bound is %s",
           file.location(), which, expected, which, value);
+    }
+  }
+
+  /**
+   * A written data file's statistics on a key column hold what the file holds: value and null
+   * counts equal, every non-null value within the bounds (Iceberg's truncated bounds of long
+   * strings still contain every value). Iceberg pairs an equality delete with a data file only when
+   * the delete's keys may lie within the file's bounds and null counts, so bounds that exclude a
+   * key the file holds would keep a later delete of that key from applying. Integer keys are read
+   * as a column ({@link ParquetLongColumn}); others as records of that one column. Floating-point
+   * keys (NaN is outside Iceberg's bounds) and identity partition sources (their value is the
+   * partition's) are not checked.
+   */
+  private static void keyStatistics(Table table, FileIO io, DataFile file, Set<Integer> ids) {
+    Schema schema = table.schema();
+    PartitionSpec spec = RewriteExecutor.spec(table, file.specId());
+    for (int id : ids) {
+      Types.NestedField field = schema.findField(id);
+      if (field == null
+          || !CHECKED_KEY_TYPES.contains(field.type().typeId())
+          || spec.fields().stream()
+              .anyMatch(p -> p.sourceId() == id && p.transform().isIdentity())) {
+        continue;
+      }
+      ColumnFacts facts = ColumnFacts.read(io, file, schema, field);
+      Long values = file.valueCounts() == null ? null : file.valueCounts().get(id);
+      Long nulls = file.nullValueCounts() == null ? null : file.nullValueCounts().get(id);
+      if ((values != null && values != facts.values) || (nulls != null && nulls != facts.nulls)) {
+        throw refused(
+            "data file %s holds %d values of which %d null in %s, its metadata says %s and %s",
+            file.location(), facts.values, facts.nulls, field.name(), values, nulls);
+      }
+      if (facts.min == null || facts.max == null) {
+        continue;
+      }
+      Comparator<Object> order = Comparators.forType(field.type().asPrimitiveType());
+      Object lower = bound(file.lowerBounds(), field);
+      Object upper = bound(file.upperBounds(), field);
+      if ((lower != null && order.compare(lower, facts.min) > 0)
+          || (upper != null && order.compare(upper, facts.max) < 0)) {
+        throw refused(
+            "data file %s holds %s from %s to %s, its metadata's bounds are %s to %s",
+            file.location(), field.name(), facts.min, facts.max, lower, upper);
+      }
+    }
+  }
+
+  /**
+   * Key types whose bounds are checked: those Iceberg orders as Parquet does and the generic
+   * reader's values convert exactly. Floating point (NaN lies outside Iceberg's bounds), UUID and
+   * binary (orderings that have differed between Iceberg versions) are not.
+   */
+  private static final Set<org.apache.iceberg.types.Type.TypeID> CHECKED_KEY_TYPES =
+      Set.of(
+          org.apache.iceberg.types.Type.TypeID.INTEGER,
+          org.apache.iceberg.types.Type.TypeID.LONG,
+          org.apache.iceberg.types.Type.TypeID.STRING,
+          org.apache.iceberg.types.Type.TypeID.DATE,
+          org.apache.iceberg.types.Type.TypeID.TIME,
+          org.apache.iceberg.types.Type.TypeID.TIMESTAMP,
+          org.apache.iceberg.types.Type.TypeID.DECIMAL,
+          org.apache.iceberg.types.Type.TypeID.BOOLEAN);
+
+  private static @Nullable Object bound(
+      @Nullable Map<Integer, ByteBuffer> bounds, Types.NestedField field) {
+    ByteBuffer bound = bounds == null ? null : bounds.get(field.fieldId());
+    return bound == null ? null : Conversions.fromByteBuffer(field.type(), bound);
+  }
+
+  /** What a file holds in one column: its values (nulls included), nulls, least and greatest. */
+  private static final class ColumnFacts {
+    long values;
+    long nulls;
+    @Nullable Object min;
+    @Nullable Object max;
+
+    static ColumnFacts read(FileIO io, DataFile file, Schema schema, Types.NestedField field) {
+      ColumnFacts facts = new ColumnFacts();
+      org.apache.iceberg.types.Type.TypeID type = field.type().typeId();
+      if (type == org.apache.iceberg.types.Type.TypeID.LONG
+          || type == org.apache.iceberg.types.Type.TypeID.INTEGER) {
+        boolean int32 = type == org.apache.iceberg.types.Type.TypeID.INTEGER;
+        long[] range = {Long.MAX_VALUE, Long.MIN_VALUE};
+        long read;
+        try {
+          read =
+              ParquetLongColumn.read(
+                  io,
+                  file,
+                  field.fieldId(),
+                  new ParquetLongColumn.Visitor() {
+                    @Override
+                    public void value(long position, long value) {
+                      range[0] = Math.min(range[0], value);
+                      range[1] = Math.max(range[1], value);
+                    }
+
+                    @Override
+                    public void nullValue(long position) {
+                      facts.nulls++;
+                    }
+                  });
+        } catch (UncheckedIOException e) {
+          throw e;
+        } catch (RuntimeException e) {
+          throw refused("data file %s cannot be read: %s", file.location(), e.getMessage());
+        }
+        if (read >= 0) {
+          facts.values = read;
+          if (read > facts.nulls) {
+            facts.min = int32 ? (Object) (int) range[0] : (Object) range[0];
+            facts.max = int32 ? (Object) (int) range[1] : (Object) range[1];
+          }
+          return facts;
+        }
+      }
+      Comparator<Object> order = Comparators.forType(field.type().asPrimitiveType());
+      Schema projection = TypeUtil.select(schema, Set.of(field.fieldId()));
+      // Values as Iceberg's bounds hold them (days, microseconds), not as the reader's java.time.
+      InternalRecordWrapper internal = new InternalRecordWrapper(projection.asStruct());
+      try (CloseableIterable<Record> rows = Readers.open(io, file, projection, Map.of())) {
+        for (Record row : rows) {
+          facts.values++;
+          Object value = internal.wrap(row).get(0, Object.class);
+          if (value == null) {
+            facts.nulls++;
+            continue;
+          }
+          if (facts.min == null || order.compare(value, facts.min) < 0) {
+            facts.min = value;
+          }
+          if (facts.max == null || order.compare(value, facts.max) > 0) {
+            facts.max = value;
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read data file " + file.location(), e);
+      } catch (RuntimeException e) {
+        throw refused("data file %s cannot be read: %s", file.location(), e.getMessage());
+      }
+      return facts;
     }
   }
 

@@ -22,6 +22,8 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.MetadataColumns;
@@ -134,6 +136,83 @@ class ResultCheckTest {
     }
     assertThatCode(() -> ResultCheck.verify(table, task, ATTEMPT, result, BLOOM))
         .doesNotThrowAnyException();
+  }
+
+  /**
+   * A rewritten data file whose key statistics leave out keys it holds is refused: Iceberg pairs a
+   * later equality delete of such a key by those statistics, and would not apply it.
+   */
+  @Test
+  void aDataFileWhoseKeyStatisticsLeaveOutKeysItHoldsIsRefused() {
+    Table table = converted("forged-statistics");
+    OptimizingPlan plan =
+        new LocalOptimizer(OptimizingPolicy.DEFAULTS, new BinPackPlanner(), 1, line -> {})
+            .plan(table, OptimizingType.FULL, Instant.now());
+    RewriteTask task =
+        plan.tasks().stream().filter(t -> !t.rewrite().isEmpty()).findFirst().orElseThrow();
+    TaskResult result = new RewriteExecutor(BLOOM).execute(table, task, ATTEMPT);
+    DataFile real = result.dataFiles().get(0);
+    PartitionSpec spec = table.specs().get(real.specId());
+    long lowest = Conversions.fromByteBuffer(Types.LongType.get(), real.lowerBounds().get(1));
+    Map<Integer, ByteBuffer> raised = new HashMap<>(real.lowerBounds());
+    raised.put(1, Conversions.toByteBuffer(Types.LongType.get(), lowest + 1));
+    DataFile narrowed =
+        DataFiles.builder(spec)
+            .copy(real)
+            .withMetrics(
+                new Metrics(
+                    real.recordCount(),
+                    real.columnSizes(),
+                    real.valueCounts(),
+                    real.nullValueCounts(),
+                    real.nanValueCounts(),
+                    raised,
+                    real.upperBounds()))
+            .build();
+    Map<Integer, Long> allNull = new HashMap<>(real.nullValueCounts());
+    allNull.put(1, real.recordCount());
+    DataFile nulled =
+        DataFiles.builder(spec)
+            .copy(real)
+            .withMetrics(
+                new Metrics(
+                    real.recordCount(),
+                    real.columnSizes(),
+                    real.valueCounts(),
+                    allNull,
+                    real.nanValueCounts(),
+                    real.lowerBounds(),
+                    real.upperBounds()))
+            .build();
+
+    assertThatThrownBy(
+            () -> ResultCheck.verify(table, task, ATTEMPT, withDataFile(result, narrowed), BLOOM))
+        .isInstanceOf(ResultCheck.RefusedException.class)
+        .hasMessageContaining("bounds");
+    assertThatThrownBy(
+            () -> ResultCheck.verify(table, task, ATTEMPT, withDataFile(result, nulled), BLOOM))
+        .isInstanceOf(ResultCheck.RefusedException.class)
+        .hasMessageContaining("metadata says");
+    assertThatCode(() -> ResultCheck.verify(table, task, ATTEMPT, result, BLOOM))
+        .doesNotThrowAnyException();
+  }
+
+  private static TaskResult withDataFile(TaskResult result, DataFile replacement) {
+    List<DataFile> files = new java.util.ArrayList<>(result.dataFiles());
+    files.set(0, replacement);
+    return new TaskResult(
+        result.taskId(),
+        files,
+        result.positionDeletes(),
+        result.rowsRead(),
+        result.rowsDeleted(),
+        result.rowsWritten(),
+        result.positionsWritten(),
+        result.bytesRead(),
+        result.bytesWritten(),
+        result.equalityDeleteRecordsRead(),
+        result.equalityDeleteKeysHeld(),
+        result.nanos());
   }
 
   private static Metrics metrics(
