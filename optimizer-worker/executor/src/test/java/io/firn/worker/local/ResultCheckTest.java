@@ -200,19 +200,7 @@ class ResultCheckTest {
   private static TaskResult withDataFile(TaskResult result, DataFile replacement) {
     List<DataFile> files = new java.util.ArrayList<>(result.dataFiles());
     files.set(0, replacement);
-    return new TaskResult(
-        result.taskId(),
-        files,
-        result.positionDeletes(),
-        result.rowsRead(),
-        result.rowsDeleted(),
-        result.rowsWritten(),
-        result.positionsWritten(),
-        result.bytesRead(),
-        result.bytesWritten(),
-        result.equalityDeleteRecordsRead(),
-        result.equalityDeleteKeysHeld(),
-        result.nanos());
+    return withFiles(result, files, result.positionDeletes());
   }
 
   private static Metrics metrics(
@@ -262,10 +250,16 @@ class ResultCheckTest {
   }
 
   private static TaskResult withDeleteFile(TaskResult result, DeleteFile moved) {
+    return withFiles(result, result.dataFiles(), List.of(moved));
+  }
+
+  /** The result as handed in, with other files: what a worker could forge. */
+  private static TaskResult withFiles(
+      TaskResult result, List<DataFile> dataFiles, List<DeleteFile> positionDeletes) {
     return new TaskResult(
         result.taskId(),
-        result.dataFiles(),
-        List.of(moved),
+        dataFiles,
+        positionDeletes,
         result.rowsRead(),
         result.rowsDeleted(),
         result.rowsWritten(),
