@@ -9,12 +9,15 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestContent;
 import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -37,6 +40,13 @@ import org.apache.iceberg.io.FileIO;
  * must be one the plan rewrites, and every removed delete file one the plan removes or one that
  * provably applies to no live data file afterwards (its sequence number is below every live data
  * file's, counted over all data manifests of the new snapshot, the rewrite's own included).
+ *
+ * <p>Every operation of a guarded transaction must fail when a file it was asked to remove is not
+ * live: Iceberg's {@code RewriteFiles} always does, a row delta does when made by {@link
+ * #newRowDelta}. The new snapshots then remove at least the planned files, so when the manifests
+ * they wrote count exactly as many removed files as were planned (Iceberg's own counts in the
+ * manifest list), they remove nothing else and no manifest is read; any other count reads the
+ * removed entries and checks each ({@link RemovedFiles}).
  *
  * <p>Because the check runs inside the catalog's compare-and-swap (on each of Iceberg's retries,
  * against the base that attempt applied to), what it verified is what gets committed, whatever a
@@ -80,6 +90,14 @@ final class CommitGuard extends ForwardingTableOperations {
         table.name(), new CommitGuard(withOperations.operations(), table.name(), data, deletes));
   }
 
+  /**
+   * A row delta of a guarded transaction: it fails, as a rewrite does, when a delete file it is
+   * asked to remove is no longer live, which the guard's count of removed files relies on.
+   */
+  static RowDelta newRowDelta(Transaction transaction) {
+    return transaction.newRowDelta().validateDeletedFiles();
+  }
+
   @Override
   public void commit(TableMetadata base, TableMetadata metadata) {
     verify(base, metadata);
@@ -88,7 +106,7 @@ final class CommitGuard extends ForwardingTableOperations {
 
   private void verify(TableMetadata base, TableMetadata metadata) {
     List<Snapshot> added = newSnapshots(base, metadata);
-    if (added.isEmpty()) {
+    if (added.isEmpty() || removesExactlyThePlan(added)) {
       return;
     }
     long minLiveDataSequence = minLiveDataSequenceNumber(metadata.currentSnapshot(), io());
@@ -129,6 +147,33 @@ final class CommitGuard extends ForwardingTableOperations {
               unplannedData,
               unplannedDeletes));
     }
+  }
+
+  /**
+   * Whether the manifests the new snapshots wrote count as many removed data files and removed
+   * delete files as were planned. With every planned file removed (each operation fails otherwise)
+   * that means nothing else was. False when a count is missing (old writers): read them.
+   */
+  private boolean removesExactlyThePlan(List<Snapshot> added) {
+    long data = 0;
+    long deletes = 0;
+    for (Snapshot snapshot : added) {
+      for (ManifestFile manifest : snapshot.allManifests(io())) {
+        if (!Objects.equals(manifest.snapshotId(), snapshot.snapshotId())) {
+          continue;
+        }
+        Integer removed = manifest.deletedFilesCount();
+        if (removed == null) {
+          return false;
+        }
+        if (manifest.content() == ManifestContent.DATA) {
+          data += removed;
+        } else {
+          deletes += removed;
+        }
+      }
+    }
+    return data == dataFilesToRemove.size() && deletes == deleteFilesToRemove.size();
   }
 
   /** The snapshots {@code metadata} adds on top of {@code base}'s current one, newest first. */

@@ -666,7 +666,7 @@ public final class Committer {
       }
       requirePlanningSnapshot(table, plan);
       Transaction transaction = CommitGuard.transaction(table, List.of(), removable);
-      RowDelta delta = transaction.newRowDelta().validateFromSnapshot(plan.snapshotId());
+      RowDelta delta = CommitGuard.newRowDelta(transaction).validateFromSnapshot(plan.snapshotId());
       removable.forEach(delta::removeDeletes);
       summary(plan, plan.type().label(), processId).forEach(delta::set);
       delta.commit();
@@ -745,13 +745,13 @@ public final class Committer {
       rewrite.commit();
     }
     if (needsDelta) {
-      RowDelta delta = transaction.newRowDelta().validateFromSnapshot(plan.snapshotId());
+      RowDelta delta = CommitGuard.newRowDelta(transaction).validateFromSnapshot(plan.snapshotId());
       addedDeletes.forEach(delta::addDeletes);
       if (removeInDelta) {
         removedDeletes.forEach(delta::removeDeletes);
       }
       if (!converted.isEmpty()) {
-        delta.validateDataFilesExist(converted).validateDeletedFiles();
+        delta.validateDataFilesExist(converted);
       }
       summary.forEach(delta::set);
       delta.commit();

@@ -22,6 +22,7 @@ import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.ManifestContent;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.PartitionSpec;
@@ -87,10 +88,28 @@ class RemovedFilesTest {
       assertThat(ours.deletes().stream().map(RemovedFilesTest::describe).toList())
           .as("seed %d step %d: removed delete files", seed, step)
           .containsExactlyInAnyOrderElementsOf(expectedDeletes);
+      // The counts CommitGuard compares with the plan before reading any manifest.
+      assertThat(counted(snapshot, table, ManifestContent.DATA))
+          .as("seed %d step %d: removed data files by the manifests' counts", seed, step)
+          .isEqualTo(expectedData.size());
+      assertThat(counted(snapshot, table, ManifestContent.DELETES))
+          .as("seed %d step %d: removed delete files by the manifests' counts", seed, step)
+          .isEqualTo(expectedDeletes.size());
       removals += expectedData.size() + expectedDeletes.size();
     }
     // The comparison means something only when files were removed.
     assertThat(removals).as("seed %d: files removed over the history", seed).isPositive();
+  }
+
+  /** The removed files of one content the manifests {@code snapshot} wrote count. */
+  private static long counted(Snapshot snapshot, Table table, ManifestContent content) {
+    long removed = 0;
+    for (ManifestFile manifest : snapshot.allManifests(table.io())) {
+      if (manifest.content() == content && manifest.snapshotId() == snapshot.snapshotId()) {
+        removed += manifest.deletedFilesCount();
+      }
+    }
+    return removed;
   }
 
   private static String describe(ContentFile<?> file) {
